@@ -1,0 +1,1 @@
+"""Test helpers for running the pipeline on a throwaway Slurm cluster."""

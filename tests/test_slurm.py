@@ -1,0 +1,196 @@
+"""End-to-end test of the Slurm path: the smoke config on a real single-node Slurm cluster.
+
+Brings up a throwaway cluster (``tests/slurm/cluster.py``: munged + slurmctld + slurmd, no
+accounting), runs ``config/smoke.yaml`` through ``snakemake --profile workflow/profiles/slurm``
+and, separately, locally; then checks that
+
+* every job of a rule that is not a ``localrule`` was submitted with ``sbatch`` (the plugin
+  prints the Slurm job id of each job) and completed on the cluster (its id is in the
+  cluster's job-completion file);
+* the two runs executed the same rules, produced the same files under ``results/``, and the
+  CSV tables are equal cell for cell (columns holding wall times excepted);
+* rule logs come back under ``logs/`` of the working directory.
+
+Needs root and either the Slurm binaries or ``apt-get`` (CI: Debian 12, root); skipped with
+the reason otherwise. Every wait is bounded and the daemons are stopped by PID on teardown.
+Wall times of both runs are printed (``pytest -s``) and recorded as test properties.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from slurm.cluster import (  # noqa: E402
+    SlurmCluster,
+    ensure_slurm_installed,
+    slurm_unavailable_reason,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEFILE = REPO / "Snakefile"
+SMOKE = REPO / "config" / "smoke.yaml"
+PROFILE = REPO / "workflow" / "profiles" / "slurm"
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+#: Where the smoke run finds the datasets without network (tests can override it).
+DATA_MIRROR = os.environ.get("FMEASURE_DATA_MIRROR", "/work/shared/datasets")
+#: Upper bound on each Snakemake run (the smoke run takes well under a minute locally).
+RUN_TIMEOUT = 900
+#: CSV columns holding measured times: they differ between any two runs.
+TIME_COLUMN = re.compile(r"(time|seconds|duration|elapsed)", re.IGNORECASE)
+#: Settings a cluster without accounting needs (see the profile's comments).
+NO_ACCOUNTING = ["--slurm-status-command", "squeue",
+                 "--slurm-init-seconds-before-status-checks", "5"]
+
+
+def _skip_reason() -> str | None:
+    reason = slurm_unavailable_reason()
+    if reason:
+        return reason
+    try:
+        import snakemake_executor_plugin_slurm  # noqa: F401
+    except ImportError:
+        return "snakemake-executor-plugin-slurm not installed (pip install 'fmeasure[slurm]')"
+    return None
+
+
+pytestmark = [
+    pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_reason())),
+    pytest.mark.timeout(3 * RUN_TIMEOUT),
+]
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster(tmp_path_factory):
+    """A running single-node Slurm cluster for this module; stopped afterwards."""
+    try:
+        ensure_slurm_installed()
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        pytest.skip(f"could not install Slurm with apt-get: {exc}")
+    cluster = SlurmCluster(tmp_path_factory.mktemp("slurm-cluster"))
+    with cluster:
+        yield cluster
+
+
+def _run(cmd: list[str], cwd: Path, env: dict, log: Path, timeout: float = RUN_TIMEOUT):
+    """Run ``cmd`` with output to ``log``; kill its process group on timeout."""
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGTERM)  # snakemake cancels its Slurm jobs on SIGTERM
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            pytest.fail(f"timed out after {timeout} s: {' '.join(map(str, cmd))}\n"
+                        + "\n".join(log.read_text().splitlines()[-40:]))
+    text = log.read_text()
+    assert proc.returncode == 0, (f"exit {proc.returncode}: {' '.join(map(str, cmd))}\n"
+                                  + "\n".join(text.splitlines()[-60:]))
+    return text
+
+
+def _executed(text: str) -> dict[str, list[tuple[str, str]]]:
+    """{'rule'|'localrule': [(rule name, snakemake job id), ...]} from Snakemake's output."""
+    jobs: dict[str, list[tuple[str, str]]] = {"rule": [], "localrule": []}
+    for kind, name, body in re.findall(r"^(rule|localrule) (\w+):\n((?:    .*\n)+)", text,
+                                       flags=re.MULTILINE):
+        jobid = re.search(r"^    jobid: (\d+)$", body, flags=re.MULTILINE).group(1)
+        jobs[kind].append((name, jobid))
+    return jobs
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
+
+def _env(base: dict) -> dict:
+    env = dict(base)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"),
+                                                      env.get("PYTHONPATH")]))
+    env["FMEASURE_DATA_MIRROR"] = DATA_MIRROR
+    return env
+
+
+def test_slurm_cluster_runs_a_batch_job(slurm_cluster, tmp_path):
+    """The harness itself: a job submitted with sbatch runs and is recorded as completed."""
+    env = slurm_cluster.env()
+    res = subprocess.run(["sbatch", "--parsable", "-o", str(tmp_path / "out.txt"),
+                          "--wrap", "echo $SLURM_JOB_ID"], env=env, capture_output=True,
+                         text=True, timeout=30, check=True)
+    jobid = res.stdout.strip().split(";")[0]
+    deadline = time.monotonic() + 60
+    while jobid not in slurm_cluster.completed_jobs() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert slurm_cluster.completed_jobs()[jobid]["JobState"] == "COMPLETED"
+    assert (tmp_path / "out.txt").read_text().strip() == jobid
+
+
+def test_slurm_smoke_run_matches_local_run(slurm_cluster, tmp_path, record_property):
+    if not (SNAKEFILE.exists() and SMOKE.exists()):
+        pytest.fail(f"{SNAKEFILE} or {SMOKE} missing: nothing to run on the cluster")
+    common = ["--snakefile", str(SNAKEFILE), "--configfile", str(SMOKE), "--nocolor"]
+
+    local_dir, slurm_dir = tmp_path / "local", tmp_path / "slurm"
+    local_dir.mkdir()
+    slurm_dir.mkdir()
+
+    t0 = time.monotonic()
+    local_out = _run([*SNAKEMAKE, *common, "--directory", str(local_dir), "--cores", "2"],
+                     cwd=local_dir, env=_env(os.environ), log=tmp_path / "local.log")
+    local_s = time.monotonic() - t0
+
+    t0 = time.monotonic()
+    slurm_out = _run([*SNAKEMAKE, *common, "--directory", str(slurm_dir),
+                      "--profile", str(PROFILE), *NO_ACCOUNTING,
+                      "--slurm-keep-successful-logs"],
+                     cwd=slurm_dir, env=_env(slurm_cluster.env()), log=tmp_path / "slurm.log")
+    slurm_s = time.monotonic() - t0
+    record_property("local_seconds", round(local_s, 1))
+    record_property("slurm_seconds", round(slurm_s, 1))
+    print(f"\nsmoke run wall time: local {local_s:.1f} s, slurm {slurm_s:.1f} s")
+
+    # Same rules ran, and every non-local job went through sbatch and completed on the cluster.
+    ran_local, ran_slurm = _executed(local_out), _executed(slurm_out)
+    names = lambda jobs: sorted(n for n, _ in jobs)  # noqa: E731
+    assert names(ran_slurm["rule"] + ran_slurm["localrule"]) == \
+        names(ran_local["rule"] + ran_local["localrule"])
+    assert ran_slurm["rule"], "no job ran on the cluster: is everything a localrule?"
+    submitted = dict(re.findall(r"^Job (\d+) has been submitted with SLURM jobid (\d+)",
+                                slurm_out, flags=re.MULTILINE))
+    completed = slurm_cluster.completed_jobs()
+    for rule, jobid in ran_slurm["rule"]:
+        assert jobid in submitted, f"rule {rule} (job {jobid}) was not submitted to Slurm"
+        state = completed.get(submitted[jobid], {}).get("JobState")
+        assert state == "COMPLETED", f"rule {rule}: Slurm job {submitted[jobid]} is {state}"
+    assert len(set(submitted.values())) == len(ran_slurm["rule"])
+
+    # Same files; tables equal cell for cell (measured times aside); figures exist.
+    results_local, results_slurm = local_dir / "results", slurm_dir / "results"
+    files = _files(results_local)
+    assert files, "the local smoke run wrote nothing under results/"
+    assert _files(results_slurm) == files
+    for rel in sorted(f for f in files if f.endswith(".csv")):
+        a, b = pd.read_csv(results_local / rel), pd.read_csv(results_slurm / rel)
+        timed = [c for c in a.columns if TIME_COLUMN.search(str(c))]
+        pd.testing.assert_frame_equal(a.drop(columns=timed), b.drop(columns=timed),
+                                      check_exact=True, obj=rel)
+    for rel in files:
+        if rel.endswith((".png", ".pdf")):
+            assert (results_slurm / rel).stat().st_size > 0, rel
+
+    # Rule logs come back to the working directory, as in a local run.
+    assert _files(slurm_dir / "logs") == _files(local_dir / "logs")
