@@ -19,6 +19,7 @@ and the problem; nothing half-written is left behind.
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import hashlib
 import logging
@@ -42,6 +43,7 @@ __all__ = [
     "DatasetError",
     "MIRROR_ENV",
     "mirror_folders",
+    "describe_mirrors",
     "find_in_mirror",
     "sha256_of",
     "fetch_file",
@@ -104,6 +106,14 @@ def mirror_folders(configured=()) -> list[Path]:
         folders.append(Path(env))
     folders.extend(Path(p) for p in configured if p)
     return folders
+
+
+def describe_mirrors(configured=()) -> str:
+    """Human-readable list of the mirror folders searched, marking the ones that do not exist."""
+    folders = mirror_folders(configured)
+    if not folders:
+        return f"no mirror set ({MIRROR_ENV} unset)"
+    return ", ".join(f"{f}" + ("" if f.is_dir() else " (does not exist)") for f in folders)
 
 
 def find_in_mirror(folders, subdir: str, filename: str) -> Path | None:
@@ -173,21 +183,22 @@ def fetch_file(target, *, sha256: str, mirrors=(), subdir: str = "", url: str | 
                     shutil.copyfileobj(resp, dst, 1 << 20)
             except OSError as exc:
                 raise DatasetError(
-                    f"{target.name}: not in any mirror ({', '.join(map(str, mirror_folders(mirrors))) or 'none set'})"
+                    f"{target.name}: not in any mirror ({describe_mirrors(mirrors)})"
                     f" and download of {url} failed ({exc}); set {MIRROR_ENV} to a folder holding it"
                 ) from None
-            if url.endswith(".gz"):
+            if url.endswith((".gz", ".bz2")):
                 raw = tmp.with_name(tmp.name + ".raw")
+                opener = gzip.open if url.endswith(".gz") else bz2.open
                 try:
-                    with gzip.open(tmp, "rb") as src, open(raw, "wb") as dst:
+                    with opener(tmp, "rb") as src, open(raw, "wb") as dst:
                         shutil.copyfileobj(src, dst, 1 << 20)
                     os.replace(raw, tmp)
                 except (OSError, EOFError) as exc:
                     raw.unlink(missing_ok=True)
-                    raise DatasetError(f"{url}: corrupt gzip download ({exc})") from None
+                    raise DatasetError(f"{url}: corrupt compressed download ({exc})") from None
         else:
             raise DatasetError(
-                f"{target.name}: not found in any mirror ({', '.join(map(str, mirror_folders(mirrors))) or 'none set'})"
+                f"{target.name}: not found in any mirror ({describe_mirrors(mirrors)})"
                 " and the catalog gives no download URL"
             )
         if tmp.stat().st_size == 0:
@@ -218,7 +229,7 @@ def availability(name: str, entry: dict, data_dir, mirrors=()) -> str | None:
         missing.append(fname)
     if not missing:
         return None
-    where = ", ".join(map(str, mirror_folders(mirrors))) or "no mirror set"
+    where = describe_mirrors(mirrors)
     return (
         f"dataset {name!r}: {', '.join(missing)} not found (looked in {data_dir}/raw/{name} and "
         f"mirrors: {where}) and no download URL is known. "
