@@ -41,8 +41,8 @@ SNAKEFILE = REPO / "Snakefile"
 SMOKE = REPO / "config" / "smoke.yaml"
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-#: Where the smoke run finds the datasets without network (tests can override it).
-DATA_MIRROR = os.environ.get("FMEASURE_DATA_MIRROR", "/work/shared/datasets")
+#: Where the smoke run finds the datasets without network (as in test_workflow_smoke.py).
+DATA_MIRROR = os.environ.get("FMEASURE_DATA_MIRROR") or str(REPO.parent / "shared" / "datasets")
 #: Upper bound on each Snakemake run (the smoke run takes well under a minute locally).
 RUN_TIMEOUT = 900
 #: CSV columns holding measured times: they differ between any two runs.
@@ -81,26 +81,42 @@ def slurm_cluster(tmp_path_factory):
         yield cluster
 
 
-def _run(cmd: list[str], cwd: Path, env: dict, log: Path, timeout: float = RUN_TIMEOUT):
-    """Run ``cmd`` with output to ``log``; kill its process group on timeout."""
-    with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+class _Run:
+    """A command running in the background with output to ``log``, started now."""
+
+    def __init__(self, cmd: list[str], cwd: Path, env: dict, log: Path):
+        self.cmd, self.log, self.t0 = cmd, log, time.monotonic()
+        with open(log, "w") as out:
+            self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         start_new_session=True)
+        self.seconds = None
+
+    def kill(self) -> None:
+        """Stop the run's process group (snakemake cancels its Slurm jobs on SIGTERM)."""
+        if self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
         try:
-            proc.wait(timeout=timeout)
+            self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGTERM)  # snakemake cancels its Slurm jobs on SIGTERM
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            pytest.fail(f"timed out after {timeout} s: {' '.join(map(str, cmd))}\n"
-                        + "\n".join(log.read_text().splitlines()[-40:]))
-    text = log.read_text()
-    assert proc.returncode == 0, (f"exit {proc.returncode}: {' '.join(map(str, cmd))}\n"
-                                  + "\n".join(text.splitlines()[-60:]))
-    return text
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def finish(self, timeout: float = RUN_TIMEOUT) -> str:
+        """Wait (bounded), assert success, return the output."""
+        try:
+            self.proc.wait(timeout=max(1.0, self.t0 + timeout - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            pytest.fail(f"timed out after {timeout} s: {' '.join(map(str, self.cmd))}\n"
+                        + "\n".join(self.log.read_text().splitlines()[-40:]))
+        self.seconds = time.monotonic() - self.t0
+        text = self.log.read_text()
+        assert self.proc.returncode == 0, (
+            f"exit {self.proc.returncode}: {' '.join(map(str, self.cmd))}\n"
+            + "\n".join(text.splitlines()[-60:]))
+        return text
 
 
 def _executed(text: str) -> dict[str, list[tuple[str, str]]]:
@@ -142,26 +158,29 @@ def test_slurm_cluster_runs_a_batch_job(slurm_cluster, tmp_path):
 def test_slurm_smoke_run_matches_local_run(slurm_cluster, tmp_path, record_property):
     if not (SNAKEFILE.exists() and SMOKE.exists()):
         pytest.fail(f"{SNAKEFILE} or {SMOKE} missing: nothing to run on the cluster")
+    if not Path(DATA_MIRROR).is_dir():
+        pytest.fail(f"data mirror {DATA_MIRROR} not found: set FMEASURE_DATA_MIRROR")
     common = ["--snakefile", str(SNAKEFILE), "--configfile", str(SMOKE), "--nocolor"]
 
     local_dir, slurm_dir = tmp_path / "local", tmp_path / "slurm"
     local_dir.mkdir()
     slurm_dir.mkdir()
 
-    t0 = time.monotonic()
-    local_out = _run([*SNAKEMAKE, *common, "--directory", str(local_dir), "--cores", "2"],
-                     cwd=local_dir, env=_env(os.environ), log=tmp_path / "local.log")
-    local_s = time.monotonic() - t0
-
-    t0 = time.monotonic()
-    slurm_out = _run([*SNAKEMAKE, *common, "--directory", str(slurm_dir),
-                      "--profile", str(PROFILE), *NO_ACCOUNTING,
-                      "--slurm-keep-successful-logs"],
+    # Both runs at once: the Slurm run mostly waits for its status polls.
+    slurm_run = _Run([*SNAKEMAKE, *common, "--directory", str(slurm_dir),
+                      "--profile", str(PROFILE), *NO_ACCOUNTING, "--slurm-keep-successful-logs"],
                      cwd=slurm_dir, env=_env(slurm_cluster.env()), log=tmp_path / "slurm.log")
-    slurm_s = time.monotonic() - t0
-    record_property("local_seconds", round(local_s, 1))
-    record_property("slurm_seconds", round(slurm_s, 1))
-    print(f"\nsmoke run wall time: local {local_s:.1f} s, slurm {slurm_s:.1f} s")
+    try:
+        local_run = _Run([*SNAKEMAKE, *common, "--directory", str(local_dir), "--cores", "2"],
+                         cwd=local_dir, env=_env(os.environ), log=tmp_path / "local.log")
+        local_out = local_run.finish()
+        slurm_out = slurm_run.finish()
+    finally:
+        slurm_run.kill()
+    record_property("local_seconds", round(local_run.seconds, 1))
+    record_property("slurm_seconds", round(slurm_run.seconds, 1))
+    print(f"\nsmoke run wall time (concurrent runs): local {local_run.seconds:.1f} s, "
+          f"slurm {slurm_run.seconds:.1f} s")
 
     # Same rules ran, and every non-local job went through sbatch and completed on the cluster.
     ran_local, ran_slurm = _executed(local_out), _executed(slurm_out)
