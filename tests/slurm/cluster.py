@@ -132,7 +132,7 @@ class SlurmCluster:
         plugin falls back to ``sacct`` when this is below three status-check intervals.
     cpus : int, optional
         CPUs the node advertises (``SlurmdParameters=config_overrides``); default: the
-        detected count, at least 8. Overcommitting lets a 2-core CI runner accept jobs
+        detected count, at least 8 (memory likewise: at least 16 GB). Overcommitting lets a 2-core CI runner accept jobs
         that ask for several threads, and lets short jobs' start-up latencies overlap.
 
     Examples
@@ -193,9 +193,10 @@ class SlurmCluster:
 
         self.hw = hw = _node_hardware()
         node = hw["NodeName"]
-        # Configure a little less memory than detected: a node whose configured memory
-        # exceeds what slurmd reports is drained.
-        mem = max(100, int(int(hw.get("RealMemory", "1000")) * 0.9))
+        # With config_overrides the configured memory is not checked against the hardware,
+        # and without cgroups it is not enforced: advertise at least 16 GB so that a rule's
+        # `mem_mb` request is not rejected on a small CI runner.
+        mem = max(16384, int(hw.get("RealMemory", "1000")))
         cpus = self.cpus or max(int(hw.get("CPUs", "1")), 8)
         self.conf.write_text(f"""\
 # Written by tests/slurm/cluster.py: a throwaway single-node cluster, no accounting.
@@ -230,6 +231,7 @@ JobCompLoc={self.jobcomp}
 MpiDefault=none
 ReturnToService=2
 MinJobAge={self.min_job_age}
+DefMemPerCPU=1000
 KillWait=5
 InactiveLimit=0
 SlurmctldTimeout=60
