@@ -154,20 +154,22 @@ def write_examples(csv, md):
     return table
 
 
-def write_lp_job(surrogate, m, cfg, row_csv, dist_csv):
-    """One LP job: the exact worst case for (surrogate, m), as a one-row CSV and its distribution."""
-    wc = L.worst_case(int(m), surrogate, float(cfg["witness_margin"]), int(cfg["verify_max_m"]))
+def write_lp_job(surrogate, cfg, row_csv, dist_csv):
+    """One LP job: the exact worst cases of one surrogate for every m in ``cfg["<surrogate>_m"]``."""
+    results = [L.worst_case(int(m), surrogate, float(cfg["witness_margin"]), int(cfg["verify_max_m"]))
+               for m in cfg.get(f"{surrogate}_m", [])]
     with atomic_output(row_csv) as tmp:
-        L.lp_table([wc]).to_csv(tmp, index=False)
+        L.lp_table(results).to_csv(tmp, index=False)
     with atomic_output(dist_csv) as tmp:
-        L.lp_distribution_table([wc]).to_csv(tmp, index=False)
-    return wc
+        L.lp_distribution_table(results).to_csv(tmp, index=False)
+    return results
 
 
 def write_lp_summary(row_csvs, dist_csvs, csv, md, dist_table_csv, dist_table_md, png, pdf):
     """Gather the LP jobs: table beside the theorems, the maximizing distributions, and a figure."""
     order = {s: i for i, s in enumerate(L.SURROGATES)}
-    table = pd.concat([pd.read_csv(p, dtype={"h": str, "h_L": str, "abcd": str}) for p in row_csvs]).sort_values(
+    table = pd.concat([pd.read_csv(p, dtype={"h": str, "h_L": str, "abcd": str}) for p in row_csvs])
+    table = table.sort_values(
         ["surrogate", "m"], key=lambda s: s.map(order) if s.name == "surrogate" else s)
     table = table.reset_index(drop=True)
     write_table(table, csv, md, float_format=FMT, caption=(
@@ -200,6 +202,6 @@ def write_lp_summary(row_csvs, dist_csvs, csv, md, dist_table_csv, dist_table_md
     return table
 
 
-def lp_jobs(cfg):
-    """The (surrogate, m) LP jobs listed in ``config["theory"]["lp"]``."""
-    return [(s, int(m)) for s in L.SURROGATES for m in cfg.get(f"{s}_m", [])]
+def lp_surrogates(cfg):
+    """The surrogates with at least one m listed in ``config["theory"]["lp"]``."""
+    return [s for s in L.SURROGATES if cfg.get(f"{s}_m")]

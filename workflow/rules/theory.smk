@@ -1,7 +1,7 @@
 # Theory of Sections 2-4: Figure 1, every worst-case construction evaluated exactly, the worked
-# examples, and the exact worst-case regrets by linear programming (one job per surrogate and m).
+# examples, and the exact worst-case regrets by linear programming (one job per surrogate).
 # All logic lives in fmeasure.theory, fmeasure.theory_lp and fmeasure.theory_outputs.
-from fmeasure.theory_outputs import lp_jobs
+from fmeasure.theory_outputs import lp_surrogates
 
 THEORY_TABLES = ["theory_figure1", "theory_hamming", "theory_jaccard", "theory_independence",
                  "theory_threshold", "theory_examples", "theory_lp", "theory_lp_distributions"]
@@ -14,15 +14,14 @@ STAGE_TARGETS["theory"] = (
 
 wildcard_constraints:
     surrogate="hamming|subset|threshold",
-    m="[0-9]+",
 
 
 def get_theory_lp_rows(wildcards=None):
-    return [f"results/theory/lp/{s}_m{m}.csv" for s, m in lp_jobs(config["theory"]["lp"])]
+    return [f"results/theory/lp/{s}.csv" for s in lp_surrogates(config["theory"]["lp"])]
 
 
 def get_theory_lp_dists(wildcards=None):
-    return [f"results/theory/lp/{s}_m{m}_dist.csv" for s, m in lp_jobs(config["theory"]["lp"])]
+    return [f"results/theory/lp/{s}_dist.csv" for s in lp_surrogates(config["theory"]["lp"])]
 
 
 localrules:
@@ -126,14 +125,14 @@ rule theory_examples:
 
 rule theory_lp_solve:
     output:
-        row="results/theory/lp/{surrogate}_m{m}.csv",
-        dist="results/theory/lp/{surrogate}_m{m}_dist.csv",
+        row="results/theory/lp/{surrogate}.csv",
+        dist="results/theory/lp/{surrogate}_dist.csv",
     params:
         cfg=config["theory"]["lp"],
     log:
-        "logs/theory/lp_{surrogate}_m{m}.log",
+        "logs/theory/lp_{surrogate}.log",
     benchmark:
-        "benchmarks/theory/lp_{surrogate}_m{m}.tsv"
+        "benchmarks/theory/lp_{surrogate}.tsv"
     threads: 1
     conda:
         ENV
