@@ -288,7 +288,7 @@ class WorstCase:
     seconds: float
     witness_margin: float = 0.0
     witness_regret: float = float("nan")  # core-evaluated regret of the margin>0 maximizer
-    witness_h_L_ok: bool = False  # the core's surrogate prediction equals h_L
+    witness_h_L_ok: bool | None = None  # the core's surrogate prediction equals h_L (None: not checked)
     sizes: tuple | None = None
     extra: dict = field(default_factory=dict)
 

@@ -197,7 +197,7 @@ def write_lp_summary(row_csvs, dist_csvs, csv, md, dist_table_csv, dist_table_md
     ax.set_ylabel("exact worst-case regret")
     ax.set_ylim(-0.02, 1)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 0.1))
     save_figure(fig, png, pdf)
     return table
 
