@@ -1,7 +1,6 @@
 # Theory of Sections 2-4: Figure 1, every worst-case construction evaluated exactly, the worked
 # examples, and the exact worst-case regrets by linear programming (one job per surrogate).
 # All logic lives in fmeasure.theory, fmeasure.theory_lp and fmeasure.theory_outputs.
-from fmeasure.theory_outputs import lp_surrogates
 
 THEORY_TABLES = ["theory_figure1", "theory_hamming", "theory_jaccard", "theory_independence",
                  "theory_threshold", "theory_examples", "theory_lp", "theory_lp_distributions"]
@@ -14,14 +13,6 @@ STAGE_TARGETS["theory"] = (
 
 wildcard_constraints:
     surrogate="hamming|subset|threshold",
-
-
-def get_theory_lp_rows(wildcards=None):
-    return [f"results/theory/lp/{s}.csv" for s in lp_surrogates(config["theory"]["lp"])]
-
-
-def get_theory_lp_dists(wildcards=None):
-    return [f"results/theory/lp/{s}_dist.csv" for s in lp_surrogates(config["theory"]["lp"])]
 
 
 localrules:
@@ -132,7 +123,7 @@ rule theory_lp_solve:
     log:
         "logs/theory/lp_{surrogate}.log",
     benchmark:
-        "benchmarks/theory/lp_{surrogate}.tsv"
+        "results/benchmarks/theory/lp_{surrogate}.tsv"
     threads: 1
     conda:
         ENV
