@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from snakemake.api import SnakemakeApi
+from snakemake.settings.enums import Quietness
 from snakemake.settings.types import (
     ConfigSettings,
     OutputSettings,
@@ -22,7 +23,7 @@ from snakemake.settings.types import (
 
 def audit(snakefile: Path, configfiles: list[Path]) -> list[tuple[str, bool, dict]]:
     """[(rule name, submitted to Slurm?, {declared resource: raw value incl. threads})]."""
-    with SnakemakeApi(OutputSettings(quiet=True)) as api:
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
         wf = api.workflow(resource_settings=ResourceSettings(),
                           config_settings=ConfigSettings(configfiles=configfiles),
                           storage_settings=StorageSettings(), snakefile=snakefile,
