@@ -63,10 +63,22 @@ def _skip_reason() -> str | None:
     return None
 
 
-pytestmark = [
-    pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_reason())),
-    pytest.mark.timeout(3 * RUN_TIMEOUT),
-]
+needs_cluster = pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_reason()))
+pytestmark = pytest.mark.timeout(3 * RUN_TIMEOUT)
+
+
+def test_slurm_profile_is_accepted_by_snakemake_and_plugin():
+    """A dry run through the profile: every key is a valid option of this Snakemake/plugin.
+
+    Runs without a cluster (and without root), so a typo or an option renamed by a plugin
+    release fails here too.
+    """
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    res = subprocess.run([*SNAKEMAKE, "--snakefile", str(SNAKEFILE), "--configfile", str(SMOKE),
+                          "--profile", str(PROFILE), "--dry-run", "--quiet", "all"],
+                         cwd=REPO, env=_env(os.environ), capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-4000:]
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +153,7 @@ def _env(base: dict) -> dict:
     return env
 
 
+@needs_cluster
 def test_slurm_cluster_runs_a_batch_job(slurm_cluster, tmp_path):
     """The harness itself: a job submitted with sbatch runs and is recorded as completed."""
     env = slurm_cluster.env()
@@ -155,6 +168,7 @@ def test_slurm_cluster_runs_a_batch_job(slurm_cluster, tmp_path):
     assert (tmp_path / "out.txt").read_text().strip() == jobid
 
 
+@needs_cluster
 def test_slurm_smoke_run_matches_local_run(slurm_cluster, tmp_path, record_property):
     if not (SNAKEFILE.exists() and SMOKE.exists()):
         pytest.fail(f"{SNAKEFILE} or {SMOKE} missing: nothing to run on the cluster")
