@@ -2,7 +2,7 @@
 
 Brings up a throwaway cluster (``tests/slurm/cluster.py``: munged + slurmctld + slurmd, no
 accounting), runs ``config/smoke.yaml`` through ``snakemake --profile workflow/profiles/slurm``
-and, separately, locally; then checks that
+and, at the same time, the same config locally; then checks that
 
 * every job of a rule that is not a ``localrule`` was submitted with ``sbatch`` (the plugin
   prints the Slurm job id of each job) and completed on the cluster (its id is in the
@@ -11,7 +11,8 @@ and, separately, locally; then checks that
   CSV tables are equal cell for cell (columns holding wall times excepted);
 * rule logs come back under ``logs/`` of the working directory.
 
-Needs root and either the Slurm binaries or ``apt-get`` (CI: Debian 12, root); skipped with
+A dry run through the profile (no cluster, no root) checks that every profile key is an
+option of the installed Snakemake and plugin. The cluster tests need root and either the Slurm binaries or ``apt-get`` (CI: Debian 12, root); skipped with
 the reason otherwise. Every wait is bounded and the daemons are stopped by PID on teardown.
 Wall times of both runs are printed (``pytest -s``) and recorded as test properties.
 """
