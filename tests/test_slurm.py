@@ -9,7 +9,8 @@ and, at the same time, the same config locally; then checks that
   cluster's job-completion file);
 * the two runs executed the same rules, produced the same files under ``results/``, and the
   CSV tables are equal cell for cell (columns holding wall times excepted);
-* rule logs come back under ``logs/`` of the working directory.
+* rule logs come back under ``logs/`` of the working directory, and Slurm's output of
+  each job under ``.snakemake/slurm_logs/``.
 
 A dry run through the profile (no cluster, no root) checks that every profile key is an
 option of the installed Snakemake and plugin. The cluster tests need root and either the Slurm binaries or ``apt-get`` (CI: Debian 12, root); skipped with
@@ -203,8 +204,12 @@ def test_slurm_smoke_run_matches_local_run(slurm_cluster, tmp_path, record_prope
     assert names(ran_slurm["rule"] + ran_slurm["localrule"]) == \
         names(ran_local["rule"] + ran_local["localrule"])
     assert ran_slurm["rule"], "no job ran on the cluster: is everything a localrule?"
-    submitted = dict(re.findall(r"^Job (\d+) has been submitted with SLURM jobid (\d+)",
-                                slurm_out, flags=re.MULTILINE))
+    submissions = re.findall(r"^Job (\d+) has been submitted with SLURM jobid (\d+) "
+                             r"\(log: (.+)\)\.$", slurm_out, flags=re.MULTILINE)
+    submitted = {job: slurm_id for job, slurm_id, _ in submissions}
+    for _, slurm_id, slurm_log in submissions:  # Slurm's own output comes back too
+        assert Path(slurm_log).is_file(), f"no Slurm log {slurm_log} for job {slurm_id}"
+        assert str(slurm_dir) in slurm_log
     completed = slurm_cluster.completed_jobs()
     for rule, jobid in ran_slurm["rule"]:
         assert jobid in submitted, f"rule {rule} (job {jobid}) was not submitted to Slurm"
