@@ -103,10 +103,16 @@ def ensure_slurm_installed(timeout: float = 300.0) -> None:
     )
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _free_ports(n: int) -> list[int]:
+    """``n`` distinct TCP ports free on 127.0.0.1 right now (all held until all are chosen)."""
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def _node_hardware() -> dict[str, str]:
@@ -197,13 +203,14 @@ class SlurmCluster:
         # and without cgroups it is not enforced: advertise at least 16 GB so that a rule's
         # `mem_mb` request is not rejected on a small CI runner.
         mem = max(16384, int(hw.get("RealMemory", "1000")))
+        ctld_port, slurmd_port = _free_ports(2)
         cpus = self.cpus or max(int(hw.get("CPUs", "1")), 8)
         self.conf.write_text(f"""\
 # Written by tests/slurm/cluster.py: a throwaway single-node cluster, no accounting.
 ClusterName=fmeasuretest
 SlurmctldHost={node}(127.0.0.1)
-SlurmctldPort={_free_port()}
-SlurmdPort={_free_port()}
+SlurmctldPort={ctld_port}
+SlurmdPort={slurmd_port}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
