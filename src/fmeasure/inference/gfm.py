@@ -25,56 +25,59 @@ import logging
 
 import numpy as np
 
-from ._common import (TOL, CHUNK_BYTES, as_float, check_nonneg, check_unit, chunks, out,
-                      p_zero_vector, w_matrix)
+from ._common import (TOL, as_float, chunks, out, p_zero_vector, single_threaded_blas,
+                      w_matrix)
 
 __all__ = ["gfm", "gfm_from_p"]
 
 log = logging.getLogger(__name__)
 
 
-def _topk_column_values(D, K):
-    """E[:, k-1] = sum of the k largest entries of column k of D (n, r, K) for k = 1..K."""
-    n, r, _ = D.shape
+def _topk_sums(DT):
+    """E[:, k-1] = sum of the k largest entries of DT[:, k-1, :] for k = 1..K; DT is (n, K, r)."""
+    n, K, r = DT.shape
     kk = min(K, r)
+    X = DT[:, :kk, :]
     if kk < r:
-        top = np.partition(D[:, :, :kk], r - kk, axis=1)[:, r - kk:, :]
-    else:
-        top = D[:, :, :kk]
-    top = np.sort(top, axis=1)[:, ::-1, :]  # descending, (n, kk, kk)
-    tri = np.tri(kk, kk, dtype=bool).T  # tri[j, k] = j <= k
-    E = np.einsum("njk,jk->nk", top, tri.astype(np.float64))
-    if K > kk:  # columns with k > r: all r rows are taken
-        E = np.concatenate([E, D[:, :, kk:K].sum(axis=1)], axis=1)
+        X = np.partition(X, r - kk, axis=2)[:, :, r - kk:]
+    X = np.sort(X, axis=2)[:, :, ::-1]  # descending, (n, kk, kk)
+    E = np.einsum("nkj,kj->nk", X, np.tril(np.ones((kk, kk))))
+    if K > kk:  # k > r: every row is taken
+        E = np.concatenate([E, DT[:, kk:, :].sum(axis=2)], axis=1)
     return E
 
 
-def _select(D, E, p0):
-    """Given E (n, K) for k = 1..K and p0, choose k and build h from column k of D (n, r, K)."""
-    n, r, _ = D.shape
+def _select(DT, E, p0):
+    """Choose the best size (first maximum, k = 0 first) and build h from column k of DT (n, K, r)."""
+    n, K, r = DT.shape
     vals = np.concatenate([p0[:, None], E], axis=1)
-    kbest = np.argmax(vals, axis=1)  # first max: smallest k wins ties
+    kbest = np.argmax(vals, axis=1)
     value = vals[np.arange(n), kbest]
-    col = D[np.arange(n), :, np.maximum(kbest - 1, 0)]  # (n, r)
-    order = np.argsort(-col, axis=1, kind="stable")
+    col = DT[np.arange(n), np.maximum(kbest - 1, 0), :]  # (n, r)
+    order = np.argsort(-col, axis=1, kind="stable")  # ties: lowest index first
     h = np.zeros((n, r), dtype=np.int8)
-    h[np.arange(n)[:, None], order] = (np.arange(r)[None, :] < kbest[:, None])
+    np.put_along_axis(h, order, (np.arange(r)[None, :] < kbest[:, None]).astype(np.int8), axis=1)
     return h, value
 
 
-def _gfm_delta_chunk(D, p0):
-    n, m, _ = D.shape
-    colsum = D.sum(axis=1)
-    colmax = D.max(axis=1)
-    kvec = np.arange(1, m + 1, dtype=np.float64)
-    upper = np.minimum(colsum, kvec * colmax)
-    lower = np.maximum(p0, colmax[:, 0])
+def _cutoff(upper, lower):
+    """Largest k (1-based) whose upper bound reaches the lower bound of the optimum, over a chunk."""
     cand = upper >= lower[:, None] * (1 - 1e-12) - 1e-300
-    K = int(np.max(np.where(cand.any(axis=0), kvec, 1)))
-    E = _topk_column_values(D, K)
-    return _select(D[:, :, :K], E, p0)
+    anyc = cand.any(axis=0)
+    return int(len(anyc) - np.argmax(anyc[::-1])) if anyc.any() else 1
 
 
+def _check_chunk_delta(D, p0, offset):
+    if not np.all(np.isfinite(D)):
+        raise ValueError("delta: contains NaN or infinite values")
+    lo, hi = D.min(), D.max()
+    if lo < -TOL:
+        raise ValueError(f"delta: entries must be non-negative, got minimum {lo:.6g}")
+    if hi > 1 + TOL:
+        raise ValueError(f"delta: entries must be <= 1 (Delta_ik <= P(y_i = 1)), got {hi:.6g}")
+
+
+@single_threaded_blas
 def gfm(delta, p_zero):
     """General F-measure Maximizer (Algorithm 1): the exact F-optimal prediction from Delta.
 
@@ -96,7 +99,8 @@ def gfm(delta, p_zero):
     Notes
     -----
     Ties between sizes go to the smaller size (the empty prediction first); ties within a column
-    go to the lowest label index. O(m^2 log m) per instance, vectorised over the batch.
+    go to the lowest label index. O(m^2 log m) per instance at worst, vectorised over the batch;
+    columns k whose bound ``min(colsum_k, k colmax_k)`` is below max(p_zero, E_1) are skipped.
 
     Examples
     --------
@@ -108,83 +112,92 @@ def gfm(delta, p_zero):
     >>> h, round(v, 4)
     (array([1, 0, 0], dtype=int8), 0.5833)
     """
-    D = as_float(delta, "delta", (2, 3))
+    D = as_float(delta, "delta", (2, 3), check_finite=False)
     single = D.ndim == 2
     if single:
         D = D[None]
     n, m, m2 = D.shape
     if m != m2:
         raise ValueError(f"delta: expected square (m, m) matrices, got shape {D.shape[-2:]}")
-    D = check_nonneg(D, "delta")
-    if D.max() > 1 + TOL:
-        raise ValueError(f"delta: entries must be <= 1 (Delta_ik <= P(y_i = 1)), got {D.max():.6g}")
     p0 = p_zero_vector(p_zero, n, single)
-    # necessary condition p_zero + P(y != 0) <= 1, with P(y != 0) >= colsum_k (m + k) / (2 m)
-    kvec = np.arange(1, m + 1)
-    mass_lb = (D.sum(axis=1) * (m + kvec) / (2.0 * m)).max(axis=1)
-    bad = p0 + mass_lb > 1 + 1e-6
-    if bad.any():
-        j = int(np.argmax(bad))
-        raise ValueError(f"p_zero: p_zero + mass implied by delta exceeds 1 "
-                         f"({p0[j]:.6g} + {mass_lb[j]:.6g}) for instance {j}")
     H = np.empty((n, m), dtype=np.int8)
     V = np.empty(n)
-    for sl in chunks(n, 8 * m * m * 4):
-        H[sl], V[sl] = _gfm_delta_chunk(D[sl], p0[sl])
+    kvec = np.arange(1, m + 1, dtype=np.float64)
+    for sl in chunks(n, 8 * m * m * 3, budget=8 * 2**20):
+        Dc, pc = D[sl], p0[sl]
+        _check_chunk_delta(Dc, pc, sl.start)
+        Dc = np.maximum(Dc, 0.0) if Dc.min() < 0 else Dc
+        colsum = Dc.sum(axis=1)
+        colmax = Dc.max(axis=1)
+        # necessary condition p_zero + P(y != 0) <= 1, using P(y != 0) >= colsum_k (m + k) / (2m)
+        mass_lb = (colsum * (m + kvec) / (2.0 * m)).max(axis=1)
+        bad = pc + mass_lb > 1 + 1e-6
+        if bad.any():
+            j = int(np.argmax(bad))
+            raise ValueError(f"p_zero: p_zero + mass implied by delta exceeds 1 "
+                             f"({pc[j]:.6g} + {mass_lb[j]:.6g}) for instance {sl.start + j}")
+        K = _cutoff(np.minimum(colsum, kvec * colmax), np.maximum(pc, colmax[:, 0]))
+        DT = np.ascontiguousarray(Dc[:, :, :K].transpose(0, 2, 1))  # (nb, K, m)
+        H[sl], V[sl] = _select(DT, _topk_sums(DT), pc)
     return out(H, V, single)
 
 
-def _validate_p(P, p_zero):
-    A = as_float(P, "P", (2, 3))
-    single = A.ndim == 2
-    if single:
-        A = A[None]
-    n, m, m2 = A.shape
-    if m != m2:
-        raise ValueError(f"P: expected square (m, m) matrices (rows labels, columns s = 1..m), "
-                         f"got shape {A.shape[-2:]}")
-    A = check_unit(A, "P")
-    rows = A.sum(axis=2)
-    if rows.max() > 1 + TOL:
-        i = np.unravel_index(np.argmax(rows), rows.shape)
-        raise ValueError(f"P: row {i[1]} sums to {rows[i]:.6g} > 1 (a row is P(y_i = 1))")
-    p0 = p_zero_vector(p_zero, n, single)
-    mass = (A.sum(axis=1) / np.arange(1, m + 1)).sum(axis=1)  # sum_s P(s_y = s)
-    bad = p0 + mass > 1 + 1e-6
-    if bad.any():
-        j = int(np.argmax(bad))
-        raise ValueError(f"p_zero: p_zero + sum_s P(s_y = s) = {p0[j] + mass[j]:.9g} > 1 "
-                         f"for instance {j}")
-    return A, p0, single
+def _gfm_compact(A, p0):
+    """GFM on compact P blocks: A (n, r, S) = P restricted to r candidate labels and counts 1..S.
 
-
-def _gfm_p_chunk(A, p0, m_full):
-    """GFM for a chunk of P matrices A (n, r, S) restricted to active rows and columns s=1..S."""
+    Rows of A that are zero are padding (never selected: every non-zero row has Delta > 0 in all
+    columns, and for k above the number of non-zero rows E_k is strictly decreasing).
+    Returns h over the r rows (n, r) and the values (n,).
+    """
     n, r, S = A.shape
-    W = w_matrix(S, max(r, 1))  # (S, r): only k <= r can win
-    # lower bound on the optimum: p0, E_1, and E at the expected count
+    if r == 0 or S == 0:
+        return np.zeros((n, r), dtype=np.int8), p0.copy()
+    W = w_matrix(S, r)  # (S, r): only k <= r can win
     colS = A.sum(axis=1)  # (n, S)
     colM = A.max(axis=1)
     svec = np.arange(1, S + 1, dtype=np.float64)
     mass = (colS / svec).sum(axis=1)
-    mean_s = np.where(mass > 0, colS.sum(axis=1) / np.where(mass > 0, mass, 1), 1.0)
+    mean_s = colS.sum(axis=1) / np.where(mass > 0, mass, 1.0)
     k_hat = np.clip(np.rint(mean_s).astype(np.int64), 1, r)
+    # lower bound on the optimum: p0, E_1 and E at the expected count
     d1 = A @ W[:, 0]
-    wk = W[:, k_hat - 1].T  # (n, S)
-    dk = np.einsum("nrs,ns->nr", A, wk)
+    dk = np.einsum("nrs,ns->nr", A, W[:, k_hat - 1].T)
     dk = -np.sort(-dk, axis=1)
     Ek = np.take_along_axis(np.cumsum(dk, axis=1), (k_hat - 1)[:, None], axis=1)[:, 0]
     lower = np.maximum(np.maximum(p0, d1.max(axis=1)), Ek)
-    # upper bound per k: sum_s 2 min(S_s, k M_s) / (s + k)
+    # upper bound per k: E_k <= sum_s 2 min(S_s, k M_s) / (s + k)
     kvec = np.arange(1, r + 1, dtype=np.float64)
     ub = np.einsum("nsk,sk->nk", np.minimum(colS[:, :, None], colM[:, :, None] * kvec), W)
-    cand = ub >= lower[:, None] * (1 - 1e-12) - 1e-300
-    K = int(np.max(np.where(cand.any(axis=0), kvec, 1))) if r else 1
-    D = A @ W[:, :K]  # (n, r, K)
-    E = _topk_column_values(D, K)
-    return _select(D, E, p0)
+    K = _cutoff(ub, lower)
+    D = (A.reshape(n * r, S) @ W[:, :K]).reshape(n, r, K)
+    DT = np.ascontiguousarray(D.transpose(0, 2, 1))
+    return _select(DT, _topk_sums(DT), p0)
 
 
+def _check_chunk_p(A, p0, offset):
+    """Validate a chunk of P; return (row sums (n, m), column sums (n, m))."""
+    rows = A.sum(axis=2)
+    if not np.all(np.isfinite(rows)):
+        raise ValueError("P: contains NaN or infinite values")
+    lo = A.min()
+    if lo < -TOL:
+        raise ValueError(f"P: probabilities must lie in [0, 1], got minimum {lo:.6g}")
+    if rows.max() > 1 + TOL:
+        j, i = np.unravel_index(np.argmax(rows), rows.shape)
+        raise ValueError(f"P: row {i} sums to {rows[j, i]:.6g} > 1 (a row is P(y_i = 1))"
+                         f" for instance {offset + j}")
+    cols = A.sum(axis=1)
+    m = A.shape[1]
+    mass = (cols / np.arange(1, m + 1)).sum(axis=1)  # sum_s P(s_y = s)
+    bad = p0 + mass > 1 + 1e-6
+    if bad.any():
+        j = int(np.argmax(bad))
+        raise ValueError(f"p_zero: p_zero + sum_s P(s_y = s) = {p0[j] + mass[j]:.9g} > 1 "
+                         f"for instance {offset + j}")
+    return rows, cols
+
+
+@single_threaded_blas
 def gfm_from_p(P, p_zero):
     """GFM from the matrix P, via Delta = P W with W[s, k] = 2 / (s + k) (eqs. (9)-(11)).
 
@@ -206,8 +219,9 @@ def gfm_from_p(P, p_zero):
     Notes
     -----
     Columns s above the largest count with non-zero mass and rows (labels) with zero
-    probability are dropped before the product, so the cost is O(r S m) for r active labels and
-    S possible counts rather than O(m^3). Same tie rules as :func:`gfm`.
+    probability are dropped before the product, and columns k of Delta that provably cannot win
+    are never formed, so the cost is about O(r S K) for r active labels, S possible counts and K
+    candidate sizes rather than O(m^3). Same tie rules as :func:`gfm`.
 
     Examples
     --------
@@ -217,30 +231,32 @@ def gfm_from_p(P, p_zero):
     >>> h, round(v, 4)
     (array([1, 0, 0], dtype=int8), 0.6333)
     """
-    A, p0, single = _validate_p(P, p_zero)
-    n, m, _ = A.shape
+    A = as_float(P, "P", (2, 3), check_finite=False)
+    single = A.ndim == 2
+    if single:
+        A = A[None]
+    n, m, m2 = A.shape
+    if m != m2:
+        raise ValueError(f"P: expected square (m, m) matrices (rows labels, columns s = 1..m), "
+                         f"got shape {A.shape[-2:]}")
+    p0 = p_zero_vector(p_zero, n, single)
     H = np.zeros((n, m), dtype=np.int8)
     V = np.empty(n)
-    # per-instance active rows (labels with P(y_i = 1) > 0) and largest count with mass
-    rowsum = A.sum(axis=2)
-    active = rowsum > 0
-    r_n = active.sum(axis=1)
-    colany = A.any(axis=1)  # (n, m)
-    s_n = np.where(colany.any(axis=1), m - np.argmax(colany[:, ::-1], axis=1), 0)
-    # group instances of similar size so that chunks are homogeneous
-    order = np.lexsort((s_n, r_n))
-    for sl in chunks(n, 8 * m * m * 6):
-        idx = order[sl]
-        r = int(r_n[idx].max())
-        S = int(s_n[idx].max())
+    for sl in chunks(n, 8 * m * m * 2, budget=8 * 2**20):
+        Ac, pc = A[sl], p0[sl]
+        rows, cols = _check_chunk_p(Ac, pc, sl.start)
+        active = rows > 0
+        r = int(active.sum(axis=1).max())
+        colany = (cols > 0).any(axis=0)
+        S = int(m - np.argmax(colany[::-1])) if colany.any() else 0
         if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
-            V[idx] = p0[idx]
+            V[sl] = pc
             continue
-        rows = np.argsort(~active[idx], axis=1, kind="stable")[:, :r]  # active rows first, in order
-        Aa = np.take_along_axis(A[idx][:, :, :S], rows[:, :, None], axis=1)
-        h, v = _gfm_p_chunk(Aa, p0[idx], m)
-        Hc = np.zeros((len(idx), m), dtype=np.int8)
-        np.put_along_axis(Hc, rows, h, axis=1)
-        H[idx] = Hc
-        V[idx] = v
+        Ac = np.maximum(Ac[:, :, :S], 0.0)
+        if r < m:
+            idx = np.argsort(~active, axis=1, kind="stable")[:, :r]  # active rows, in label order
+            h, V[sl] = _gfm_compact(np.take_along_axis(Ac, idx[:, :, None], axis=1), pc)
+            np.put_along_axis(H[sl], idx, h, axis=1)
+        else:
+            H[sl], V[sl] = _gfm_compact(np.ascontiguousarray(Ac), pc)
     return out(H, V, single)
