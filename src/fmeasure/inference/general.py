@@ -34,14 +34,16 @@ log = logging.getLogger(__name__)
 
 
 def _topk_sums(DT):
-    """E[:, k-1] = sum of the k largest entries of DT[:, k-1, :] for k = 1..K; DT is (n, K, r)."""
+    """E[:, k-1] = sum of the k largest entries of DT[:, k-1, :] for k = 1..K; DT is (n, K, r).
+
+    Full row sorts: numpy's SIMD sort along the last axis is several times faster than
+    np.partition on rows of ~100 entries.
+    """
     n, K, r = DT.shape
     kk = min(K, r)
-    X = DT[:, :kk, :]
-    if kk < r:
-        X = np.partition(X, r - kk, axis=2)[:, :, r - kk:]
-    X = np.sort(X, axis=2)[:, :, ::-1]  # descending, (n, kk, kk)
-    E = np.einsum("nkj,kj->nk", X, np.tril(np.ones((kk, kk))))
+    X = np.sort(DT[:, :kk, :], axis=2)  # ascending
+    mask = np.arange(r)[None, :] >= (r - np.arange(1, kk + 1))[:, None]  # the last k of row k
+    E = np.einsum("nkj,kj->nk", X, mask.astype(np.float64))
     if K > kk:  # k > r: every row is taken
         E = np.concatenate([E, DT[:, kk:, :].sum(axis=2)], axis=1)
     return E
@@ -142,7 +144,7 @@ def gfm(delta, p_zero):
     return out(H, V, single)
 
 
-def _gfm_compact(A, p0):
+def _gfm_compact(A, p0, colS=None):
     """GFM on compact P blocks: A (n, r, S) = P restricted to r candidate labels and counts 1..S.
 
     Rows of A that are zero are padding (never selected: every non-zero row has Delta > 0 in all
@@ -153,7 +155,8 @@ def _gfm_compact(A, p0):
     if r == 0 or S == 0:
         return np.zeros((n, r), dtype=np.int8), p0.copy()
     W = w_matrix(S, r)  # (S, r): only k <= r can win
-    colS = A.sum(axis=1)  # (n, S)
+    if colS is None:
+        colS = A.sum(axis=1)  # (n, S)
     colM = A.max(axis=1)
     svec = np.arange(1, S + 1, dtype=np.float64)
     mass = (colS / svec).sum(axis=1)
@@ -252,11 +255,13 @@ def gfm_from_p(P, p_zero):
         if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
             V[sl] = pc
             continue
-        Ac = np.maximum(Ac[:, :, :S], 0.0)
+        Ac = Ac[:, :, :S]
+        if Ac.min() < 0:  # tiny negative rounding errors (validated above)
+            Ac = np.maximum(Ac, 0.0)
         if r < m:
             idx = np.argsort(~active, axis=1, kind="stable")[:, :r]  # active rows, in label order
-            h, V[sl] = _gfm_compact(np.take_along_axis(Ac, idx[:, :, None], axis=1), pc)
+            h, V[sl] = _gfm_compact(np.take_along_axis(Ac, idx[:, :, None], axis=1), pc, cols[:, :S])
             np.put_along_axis(H[sl], idx, h, axis=1)
         else:
-            H[sl], V[sl] = _gfm_compact(np.ascontiguousarray(Ac), pc)
+            H[sl], V[sl] = _gfm_compact(np.ascontiguousarray(Ac), pc, cols[:, :S])
     return out(H, V, single)
