@@ -348,3 +348,65 @@ def test_bad_inputs_name_the_argument():
         brute_force(np.zeros((1, 21), int), [1.0])
     with pytest.raises(ValueError, match="h"):
         expected_f(Y, [0.5, 0.5], [1, 0, 1])
+
+
+# ---------------------------------------------------------------- numerics for large m
+
+def _pb_tree(p):
+    """Poisson-binomial pmf by a product tree of polynomials (1 - p_i + p_i x), multiplied with
+    FFT convolutions: an independent method (no recursion shared with the library)."""
+    from scipy.signal import fftconvolve
+    polys = [np.array([1 - x, x]) for x in p] or [np.ones(1)]
+    while len(polys) > 1:
+        nxt = [fftconvolve(polys[i], polys[i + 1]) if len(polys[i]) > 64 else
+               np.convolve(polys[i], polys[i + 1]) for i in range(0, len(polys) - 1, 2)]
+        if len(polys) % 2:
+            nxt.append(polys[-1])
+        polys = nxt
+    return np.clip(polys[0], 0.0, 1.0)
+
+
+def _ef_reference(q_sorted, k):
+    """E[F] of the top-k labels under independence, by the exact double sum over (a, b)."""
+    A = _pb_tree(q_sorted[:k])
+    B = _pb_tree(q_sorted[k:])
+    if k == 0:
+        return float(B[0])
+    b = np.arange(len(B), dtype=float)[None, :]
+    total = 0.0
+    for a0 in range(0, k + 1, 512):
+        a = np.arange(a0, min(k + 1, a0 + 512), dtype=float)[:, None]
+        total += float(A[a0:a0 + len(a)] @ ((2 * a / (k + a + b)) @ B))
+    return total
+
+
+@pytest.mark.parametrize("profile", ["uniform", "extreme"])
+def test_fm_numerically_sound_m10000(profile):
+    rng = np.random.default_rng(11)
+    m = 10_000
+    if profile == "uniform":
+        p = rng.random(m)
+    else:  # exact 0 and 1, near-certain and negligible labels
+        p = rng.choice([0.0, 1.0, 0.999, 1e-12, 0.5], size=m)
+    h, v = fm(p)
+    assert np.isfinite(v) and 0 <= v <= 1
+    k = int(h.sum())
+    # h holds the k largest marginals
+    assert p[h == 1].min(initial=1.0) >= p[h == 0].max(initial=0.0)
+    q = -np.sort(-p)
+    assert v == pytest.approx(_ef_reference(q, k), abs=1e-9)
+    for dk in ((-1, 1) if profile == "uniform" else ()):
+        if 0 <= k + dk <= m:
+            assert _ef_reference(q, k + dk) <= v + 1e-9
+    # value is also the exact expected F of h computed by a second recursion
+    assert expected_f_independent(p, h) == pytest.approx(v, abs=1e-9)
+
+
+def test_fm_checkpointed_recursion_matches_full():
+    from fmeasure.inference.independence import _fm_values
+    rng = np.random.default_rng(12)
+    for m in (1, 2, 7, 31):
+        q = -np.sort(-rng.random((4, m)), axis=1)
+        ref = _fm_values(q, c=m)
+        for c in (1, 2, 3, 5):
+            np.testing.assert_allclose(_fm_values(q, c=c), ref, atol=1e-15)
