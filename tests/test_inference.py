@@ -410,3 +410,21 @@ def test_fm_checkpointed_recursion_matches_full():
         ref = _fm_values(q, c=m)
         for c in (1, 2, 3, 5):
             np.testing.assert_allclose(_fm_values(q, c=c), ref, atol=1e-15)
+
+
+def test_gfm_from_samples_equals_p_route():
+    import scipy.sparse as sp
+    from fmeasure.inference import gfm_from_samples
+    rng = np.random.default_rng(13)
+    for m in (1, 4, 9, 40):
+        Yb = (rng.random((6, 30, m)) < rng.uniform(0.02, 0.5)).astype(np.int8)
+        Yb[0] = 0  # an all-empty sample
+        w = rng.random((6, 30))
+        h, v = gfm_from_samples(Yb, w)
+        h2, v2 = gfm_from_p(*est.p_matrix(Yb, w))
+        np.testing.assert_allclose(v, v2, atol=1e-12)
+        np.testing.assert_allclose(expected_f(Yb, w / w.sum(1, keepdims=True), h), v, atol=1e-12)
+        for i in range(6):
+            hs, vs = gfm_from_samples(sp.csr_matrix(Yb[i]), w[i])
+            assert vs == pytest.approx(v[i], abs=1e-12)
+            np.testing.assert_array_equal(hs, h[i])

@@ -123,24 +123,24 @@ def p_zero(Y, weights=None):
 
 
 def _p_matrix(Y, w, sparse, smax=None):
-    """P restricted to counts s = 1..smax: (n, m, smax)."""
+    """P with columns s = 1..smax (default: the largest count in the sample): (n, m, smax)."""
     s = _counts(Y, sparse)
     n, S = s.shape
     m = Y.shape[-1]
-    if smax is None:
-        smax = max(1, int(s.max()))
+    top = max(1, int(s.max()))  # columns above the largest count are zero
+    smax = top if smax is None else smax
     out = np.zeros((n, m, smax))
     if sparse:
         rows = np.repeat(np.arange(S), np.diff(Y.indptr))
-        cols = Y.indices
-        idx = cols * smax + (s[0, rows] - 1)
-        out[0] = np.bincount(idx, weights=w[0, rows], minlength=m * smax).reshape(m, smax)
+        idx = Y.indices * top + (s[0, rows] - 1)
+        out[0, :, :top] = np.bincount(idx, weights=w[0, rows], minlength=m * top).reshape(m, top)
         return out
     for sl in chunks(n, S * m * 16):
         inst, j, i = np.nonzero(Y[sl])
-        idx = (inst * m + i) * smax + (s[sl][inst, j] - 1)
-        out[sl] = np.bincount(idx, weights=w[sl][inst, j],
-                              minlength=out[sl].size).reshape(out[sl].shape)
+        nb = sl.stop - sl.start
+        idx = (inst * m + i) * top + (s[sl][inst, j] - 1)
+        out[sl, :, :top] = np.bincount(idx, weights=w[sl][inst, j],
+                                       minlength=nb * m * top).reshape(nb, m, top)
     return out
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from ._common import (TOL, as_float, chunks, out, p_zero_vector, single_threaded_blas,
                       w_matrix)
 
-__all__ = ["gfm", "gfm_from_p"]
+__all__ = ["gfm", "gfm_from_p", "gfm_from_samples"]
 
 log = logging.getLogger(__name__)
 
@@ -246,22 +246,80 @@ def gfm_from_p(P, p_zero):
     H = np.zeros((n, m), dtype=np.int8)
     V = np.empty(n)
     for sl in chunks(n, 8 * m * m * 2, budget=8 * 2**20):
-        Ac, pc = A[sl], p0[sl]
-        rows, cols = _check_chunk_p(Ac, pc, sl.start)
-        active = rows > 0
-        r = int(active.sum(axis=1).max())
-        colany = (cols > 0).any(axis=0)
-        S = int(m - np.argmax(colany[::-1])) if colany.any() else 0
-        if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
-            V[sl] = pc
-            continue
-        Ac = Ac[:, :, :S]
-        if Ac.min() < 0:  # tiny negative rounding errors (validated above)
-            Ac = np.maximum(Ac, 0.0)
-        if r < m:
-            idx = np.argsort(~active, axis=1, kind="stable")[:, :r]  # active rows, in label order
-            h, V[sl] = _gfm_compact(np.take_along_axis(Ac, idx[:, :, None], axis=1), pc, cols[:, :S])
-            np.put_along_axis(H[sl], idx, h, axis=1)
-        else:
-            H[sl], V[sl] = _gfm_compact(np.ascontiguousarray(Ac), pc, cols[:, :S])
+        rows, cols = _check_chunk_p(A[sl], p0[sl], sl.start)
+        H[sl], V[sl] = _gfm_p_block(A[sl], p0[sl], rows, cols)
+    return out(H, V, single)
+
+
+def _gfm_p_block(Ac, pc, rows, cols):
+    """GFM for a validated block of P matrices Ac (n, m, S'), with its row and column sums."""
+    n, m, _ = Ac.shape
+    H = np.zeros((n, m), dtype=np.int8)
+    active = rows > 0
+    r = int(active.sum(axis=1).max())
+    colany = (cols > 0).any(axis=0)
+    S = int(len(colany) - np.argmax(colany[::-1])) if colany.any() else 0
+    if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
+        return H, pc.copy()
+    Ac = Ac[:, :, :S]
+    if Ac.min() < 0:  # tiny negative rounding errors (validated by the caller)
+        Ac = np.maximum(Ac, 0.0)
+    if r < m:
+        idx = np.argsort(~active, axis=1, kind="stable")[:, :r]  # active rows, in label order
+        h, V = _gfm_compact(np.take_along_axis(Ac, idx[:, :, None], axis=1), pc, cols[:, :S])
+        np.put_along_axis(H, idx, h, axis=1)
+    else:
+        H, V = _gfm_compact(np.ascontiguousarray(Ac), pc, cols[:, :S])
+    return H, V
+
+
+@single_threaded_blas
+def gfm_from_samples(Y, weights=None):
+    """GFM straight from label samples: the fast path for kNN neighbourhoods and PCC samples.
+
+    Equivalent to ``gfm_from_p(*fmeasure.estimation.p_matrix(Y, weights))`` (same prediction and
+    value) but never forms an (m, m) matrix for a sparse sample: only the labels that occur and
+    the counts that occur enter the computation.
+
+    Parameters
+    ----------
+    Y : array-like (n_samples, m) or (n, n_samples, m), or sparse (n_samples, m); values in {0, 1}
+    weights : array-like (n_samples,) or (n, n_samples), optional
+
+    Returns
+    -------
+    h : ndarray of int8, shape (m,) or (n, m)
+    value : float or ndarray of shape (n,)
+        Expected F-measure of ``h`` under the empirical (weighted) distribution of the sample.
+
+    Examples
+    --------
+    >>> h, v = gfm_from_samples([[1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 0, 1]])
+    >>> h, round(v, 4)
+    (array([1, 0, 0], dtype=int8), 0.5833)
+    """
+    from .. import estimation as est
+
+    Y, w, single, sparse = est._samples(Y, weights)
+    s = est._counts(Y, sparse)
+    smax = int(s.max())
+    p0 = (w * (s == 0)).sum(axis=1)
+    m = Y.shape[-1]
+    if smax == 0:
+        return out(np.zeros((len(p0), m), np.int8), p0, single)
+    if sparse:
+        labels, comp = np.unique(Y.indices, return_inverse=True)
+        rows_of_nz = np.repeat(np.arange(Y.shape[0]), np.diff(Y.indptr))
+        Pc = np.bincount(comp.ravel() * smax + (s[0, rows_of_nz] - 1), weights=w[0, rows_of_nz],
+                         minlength=len(labels) * smax).reshape(1, len(labels), smax)
+        h, v = _gfm_compact(Pc, p0)
+        H = np.zeros((1, m), np.int8)
+        H[0, labels] = h[0]
+        return out(H, v, single)
+    n = Y.shape[0]
+    H = np.zeros((n, m), dtype=np.int8)
+    V = np.empty(n)
+    for sl in chunks(n, 8 * m * smax * 3 + Y.shape[1] * m, budget=8 * 2**20):
+        A = est._p_matrix(Y[sl], w[sl], False, smax=smax)
+        H[sl], V[sl] = _gfm_p_block(A, p0[sl], A.sum(axis=2), A.sum(axis=1))
     return out(H, V, single)
