@@ -294,11 +294,20 @@ def test_section_4_3_thresholding_example_m12():
     hb, vb = brute_force(Y, pr)
     assert vb == pytest.approx(0.39)
     ht, vt = threshold_marginals(Y, pr)
-    assert vt < v - 1e-3  # thresholding is suboptimal here
-    # best threshold: {2} (0.4 * 2 * 1/7 * 2 ... ) computed by hand below
-    cands = {"{2}": [0, 1] + [0] * 10, "{1,2}": [1, 1] + [0] * 10}
-    best = max(exp_f_plain(Y, pr, g) for g in cands.values())
-    assert vt == pytest.approx(max(best, 0.21, exp_f_plain(Y, pr, [1] * 12)))
+    # best threshold keeps labels {1, 2}: 0.39 * 2/3 + 0.2 * 2/8 + 0.2 * 2/8 = 0.36 (regret 0.03)
+    np.testing.assert_array_equal(ht, [1, 1] + [0] * 10)
+    assert vt == pytest.approx(0.36)
+    assert exp_f_plain(Y, pr, ht) == pytest.approx(0.36)
+    for theta in list(p) + [2.0]:  # no threshold does better
+        assert exp_f_plain(Y, pr, (p >= theta).astype(int)) <= 0.36 + 1e-12
+
+
+def test_section_4_1_independence_methods_miss_the_second_maximizer():
+    Y2 = np.array([[0, 0, 0, 0], [1, 0, 0, 1], [1, 0, 1, 0], [1, 1, 0, 0]])
+    p2 = np.array([0.5, 0.1, 0.2, 0.2])
+    h, _ = fm(est.marginals(Y2, p2))
+    np.testing.assert_array_equal(h, [1, 0, 0, 0])
+    assert expected_f(Y2, p2, h) == pytest.approx(1 / 3)  # regret 1/6 against (0000)
 
 
 # ---------------------------------------------------------------- bad input
