@@ -437,3 +437,37 @@ def test_gfm_from_samples_equals_p_route():
             hs, vs = gfm_from_samples(sp.csr_matrix(Yb[i]), w[i])
             assert vs == pytest.approx(v[i], abs=1e-12)
             np.testing.assert_array_equal(hs, h[i])
+
+
+def _gfm_reference(D, p0):
+    """Algorithm 1 as written, one instance: for every k the top-k of column k."""
+    best = p0
+    for k in range(1, D.shape[0] + 1):
+        best = max(best, np.sort(D[:, k - 1])[::-1][:k].sum())
+    return best
+
+
+def test_gfm_exact_on_arbitrary_matrices():
+    """The column pruning must stay exact for any admissible input, not only for Delta/P
+    matrices of a true distribution (e.g. estimates from a parametric model)."""
+    rng = np.random.default_rng(14)
+    for m in (1, 2, 5, 12, 30, 101):
+        n = 40
+        D = rng.random((n, m, m)) ** rng.uniform(1, 6, size=(n, 1, 1)) * (0.5 / m)
+        p0 = rng.random(n) * 0.3
+        h, v = gfm(D, p0)
+        ref = [_gfm_reference(D[i], p0[i]) for i in range(n)]
+        np.testing.assert_allclose(v, ref, atol=1e-12)
+        np.testing.assert_allclose(np.einsum("nm,nm->n", h, D[np.arange(n), :, np.maximum(h.sum(1) - 1, 0)])
+                                   + np.where(h.sum(1) == 0, p0, 0), v, atol=1e-12)
+        # P matrices that violate P(y_i = 1, s) <= P(s) (not a distribution, still admissible)
+        P = rng.random((n, m, m)) ** 4 * (rng.random((n, 1, m)) < 0.3)
+        P *= rng.uniform(0.1, 1.0, size=(n, 1, 1)) / np.maximum(P.sum(axis=2, keepdims=True).max(1, keepdims=True), 1e-12)
+        mass = (P.sum(axis=1) / np.arange(1, m + 1)).sum(axis=1)
+        P /= np.maximum(mass, 1.0)[:, None, None]
+        p0 = (1 - (P.sum(axis=1) / np.arange(1, m + 1)).sum(axis=1)) * rng.random(n)
+        k = np.arange(1, m + 1)
+        W = 2.0 / (k[:, None] + k[None, :])
+        h, v = gfm_from_p(P, p0)
+        ref = [_gfm_reference(P[i] @ W, p0[i]) for i in range(n)]
+        np.testing.assert_allclose(v, ref, atol=1e-12)

@@ -37,13 +37,6 @@ def check_unit(a, name, what="probabilities"):
     return np.clip(a, 0.0, 1.0) if lo < 0 or hi > 1 else a
 
 
-def check_nonneg(a, name):
-    lo = a.min()
-    if lo < -TOL:
-        raise ValueError(f"{name}: entries must be non-negative, got minimum {lo:.6g}")
-    return np.maximum(a, 0.0)
-
-
 def p_zero_vector(p_zero, n, single):
     """Validate ``p_zero`` (scalar, or (n,) for a batch) and return an (n,) float array."""
     pz = as_float(p_zero, "p_zero", (0, 1)) if np.ndim(p_zero) else None
@@ -135,21 +128,6 @@ def out(h, value, single):
     if single:
         return h[0], float(value[0])
     return h, np.asarray(value, dtype=np.float64)
-
-
-def topk_mask(scores, k):
-    """(n, m) int8 mask of the k[j] highest scores per row; ties -> lowest index first."""
-    n, m = scores.shape
-    order = np.argsort(-scores, axis=1, kind="stable")
-    h = np.zeros((n, m), dtype=np.int8)
-    rows = np.arange(n)[:, None]
-    h[rows, order] = (np.arange(m)[None, :] < np.asarray(k)[:, None]).astype(np.int8)
-    return h
-
-
-def first_argmax(values, rtol=0.0):
-    """Index of the first maximum per row (smallest k wins ties)."""
-    return np.argmax(values, axis=1)
 
 
 _BLAS_CONTROLLER = None

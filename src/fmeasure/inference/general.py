@@ -172,6 +172,7 @@ def _gfm_compact(A, p0, colS=None):
     kvec = np.arange(1, r + 1, dtype=np.float64)
     ub = np.einsum("nsk,sk->nk", np.minimum(colS[:, :, None], colM[:, :, None] * kvec), W)
     K = _cutoff(ub, lower)
+    log.debug("gfm block: %d instances, %d labels, counts <= %d, sizes k <= %d", n, r, S, K)
     D = (A.reshape(n * r, S) @ W[:, :K]).reshape(n, r, K)
     DT = np.ascontiguousarray(D.transpose(0, 2, 1))
     return _select(DT, _topk_sums(DT), p0)

@@ -16,11 +16,15 @@ smaller size (the empty prediction first).
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from ._common import chunks, marginals_input, out, binary_input
 
 __all__ = ["fm", "jansche", "lewis", "marginal_modes", "expected_f_independent"]
+
+log = logging.getLogger(__name__)
 
 
 def _sorted(p):
@@ -53,6 +57,7 @@ def _fm_values(q, c=None):
     E[0] = np.prod(1.0 - qt, axis=0)  # P(y = 0)
     if c is None:
         c = m if (m + 2) ** 2 * n * 8 <= 2 ** 27 else max(1, int(np.ceil(np.sqrt(m))))
+    log.debug("fm DP: %d instances, m = %d, checkpoint every %d steps", n, m, c)
 
     def step_a(A, k):  # A_{k+1} from A_k (A holds at least k + 2 rows)
         p = qt[k]
