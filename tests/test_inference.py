@@ -471,3 +471,16 @@ def test_gfm_exact_on_arbitrary_matrices():
         h, v = gfm_from_p(P, p0)
         ref = [_gfm_reference(P[i] @ W, p0[i]) for i in range(n)]
         np.testing.assert_allclose(v, ref, atol=1e-12)
+
+
+def test_gfm_accepts_float32_and_int_inputs():
+    rng = np.random.default_rng(15)
+    Y, P = batch(rng, 5, "sparse", 20)
+    Pm, p0 = est.p_matrix(Y, P)
+    D, _ = est.delta_matrix(Y, P)
+    _, v = gfm_from_p(Pm, p0)
+    np.testing.assert_allclose(gfm_from_p(Pm.astype(np.float32), p0)[1], v, atol=1e-6)
+    np.testing.assert_allclose(gfm(D.astype(np.float32), p0)[1], v, atol=1e-6)
+    h, v = gfm_from_p(np.zeros((3, 3), dtype=int), 1)
+    np.testing.assert_array_equal(h, [0, 0, 0])
+    assert v == 1.0

@@ -126,7 +126,7 @@ def gfm(delta, p_zero):
     V = np.empty(n)
     kvec = np.arange(1, m + 1, dtype=np.float64)
     for sl in chunks(n, 8 * m * m * 3, budget=8 * 2**20):
-        Dc, pc = D[sl], p0[sl]
+        Dc, pc = D[sl].astype(np.float64, copy=False), p0[sl]
         _check_chunk_delta(Dc, pc, sl.start)
         Dc = np.maximum(Dc, 0.0) if Dc.min() < 0 else Dc
         colsum = Dc.sum(axis=1)
@@ -176,22 +176,24 @@ def _gfm_compact(A, p0, colS=None):
     return _select(DT, _topk_sums(DT), p0)
 
 
-def _check_chunk_p(A, p0, offset):
-    """Validate a chunk of P; return (row sums (n, m), column sums (n, m))."""
+def _check_chunk_p(A, p0, offset, tol=TOL):
+    """Validate a chunk of P; return (row sums (n, m), column sums (n, m)).
+
+    ``tol`` is the tolerance on sums (larger for float32 inputs)."""
     rows = A.sum(axis=2)
     if not np.all(np.isfinite(rows)):
         raise ValueError("P: contains NaN or infinite values")
     lo = A.min()
     if lo < -TOL:
         raise ValueError(f"P: probabilities must lie in [0, 1], got minimum {lo:.6g}")
-    if rows.max() > 1 + TOL:
+    if rows.max() > 1 + tol:
         j, i = np.unravel_index(np.argmax(rows), rows.shape)
         raise ValueError(f"P: row {i} sums to {rows[j, i]:.6g} > 1 (a row is P(y_i = 1))"
                          f" for instance {offset + j}")
     cols = A.sum(axis=1)
     m = A.shape[1]
     mass = (cols / np.arange(1, m + 1)).sum(axis=1)  # sum_s P(s_y = s)
-    bad = p0 + mass > 1 + 1e-6
+    bad = p0 + mass > 1 + max(tol, 1e-6)
     if bad.any():
         j = int(np.argmax(bad))
         raise ValueError(f"p_zero: p_zero + sum_s P(s_y = s) = {p0[j] + mass[j]:.9g} > 1 "
@@ -242,11 +244,15 @@ def gfm_from_p(P, p_zero):
         raise ValueError(f"P: expected square (m, m) matrices (rows labels, columns s = 1..m), "
                          f"got shape {A.shape[-2:]}")
     p0 = p_zero_vector(p_zero, n, single)
+    # rounding of the input's own dtype (float32 model outputs) when checking sums
+    eps = np.finfo(A.dtype).eps if A.dtype.kind == "f" else 0.0
+    tol = max(TOL, 4 * m * eps)
     H = np.zeros((n, m), dtype=np.int8)
     V = np.empty(n)
     for sl in chunks(n, 8 * m * m * 2, budget=8 * 2**20):
-        rows, cols = _check_chunk_p(A[sl], p0[sl], sl.start)
-        H[sl], V[sl] = _gfm_p_block(A[sl], p0[sl], rows, cols)
+        Ac = A[sl].astype(np.float64, copy=False)
+        rows, cols = _check_chunk_p(Ac, p0[sl], sl.start, tol)
+        H[sl], V[sl] = _gfm_p_block(Ac, p0[sl], rows, cols)
     return out(H, V, single)
 
 
