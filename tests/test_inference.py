@@ -484,3 +484,15 @@ def test_gfm_accepts_float32_and_int_inputs():
     h, v = gfm_from_p(np.zeros((3, 3), dtype=int), 1)
     np.testing.assert_array_equal(h, [0, 0, 0])
     assert v == 1.0
+
+
+def test_sparse_support_and_duplicate_vectors():
+    import scipy.sparse as sp
+    Y = np.array([[1, 0, 0], [0, 1, 1], [1, 0, 0]])
+    pr = np.array([0.3, 0.4, 0.3])  # (100) appears twice: total 0.6
+    h, v = joint_mode(sp.csr_matrix(Y), pr)
+    np.testing.assert_array_equal(h, [1, 0, 0])
+    assert v == pytest.approx(0.6 + 0.4 * 0)
+    hb, vb = brute_force(sp.csr_matrix(Y), pr)
+    assert vb == pytest.approx(brute_opt_plain(Y, pr))
+    assert expected_f(sp.csr_matrix(Y), pr, [1, 1, 1]) == pytest.approx(0.6 * 0.5 + 0.4 * 0.8)
