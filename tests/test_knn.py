@@ -75,7 +75,7 @@ def test_knn_batch_equals_one_at_a_time():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 4))
     Y = (rng.random((120, 5)) < 0.35).astype(int)
-    Xq = rng.normal(size=(30, 4))
+    Xq = rng.normal(size=(12, 4))
     for method in ["mm", "jm", "fm", "gfm"]:
         est = KNeighborsFMeasure(n_neighbors=7, inference=method, chunk_size=4).fit(X, Y)
         batch = est.predict(Xq)

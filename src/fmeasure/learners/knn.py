@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import numbers
+import os
 import time
 
 import numpy as np
@@ -40,6 +41,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.metrics import make_scorer
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.multiclass import type_of_target
+from threadpoolctl import threadpool_limits
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fmeasure import estimation, inference, metrics
@@ -176,7 +178,9 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         GFM holds a (chunk, m, m) array). ``None`` picks a size keeping that array near
         256 MB.
     n_jobs : int or None, default=None
-        Passed to :class:`~sklearn.neighbors.NearestNeighbors`.
+        Threads for the neighbour search (passed to
+        :class:`~sklearn.neighbors.NearestNeighbors` and used as the OpenMP thread limit
+        of its brute-force search): ``None`` means 1, ``-1`` all cores.
 
     Attributes
     ----------
@@ -332,7 +336,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         # training index; rows whose ties run past the candidates are redone in full.
         k = min(n_train, 2 * l + 10)
         tol = self.tie_tolerance
-        dist, ind = _sorted_kneighbors(self.nn_, Xs, k, tol)
+        dist, ind = _sorted_kneighbors(self.nn_, Xs, k, tol, self.n_jobs)
         if k == n_train:
             return self._select(dist, ind, l)
         key = _tie_key(dist, tol)
@@ -342,7 +346,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         logger.debug("kneighbors: %d rows with ties beyond %d candidates", redo.size, k)
         keep = np.setdiff1d(np.arange(dist.shape[0]), redo)
         d1, i1 = self._select(dist[keep], ind[keep], l)
-        d2, i2 = self._select(*_sorted_kneighbors(self.nn_, Xs[redo], n_train, tol), l)
+        d2, i2 = self._select(*_sorted_kneighbors(self.nn_, Xs[redo], n_train, tol, self.n_jobs), l)
         width = max(d1.shape[1], d2.shape[1])
         dist = np.full((dist.shape[0], width), np.inf)
         ind = np.full((dist.shape[0], width), -1, dtype=i1.dtype)
@@ -439,8 +443,13 @@ def _tie_key(dist, tol):
     return np.round(np.square(dist) / tol) if tol > 0 else dist
 
 
-def _sorted_kneighbors(nn, Xs, k, tol):
+def _sorted_kneighbors(nn, Xs, k, tol, n_jobs):
     """``k`` nearest candidates per row, sorted by (tie key, training index)."""
-    dist, ind = nn.kneighbors(Xs, n_neighbors=k)
+    # scikit-learn's brute-force search runs OpenMP threads whatever NearestNeighbors'
+    # n_jobs says; on a busy machine their start-up dominates small queries, so the
+    # thread count follows n_jobs (None -> 1, -1 -> all cores).
+    threads = 1 if n_jobs is None else (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
+    with threadpool_limits(limits=threads, user_api="openmp"):
+        dist, ind = nn.kneighbors(Xs, n_neighbors=k)
     order = np.lexsort((ind, _tie_key(dist, tol)), axis=1)
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
