@@ -5,8 +5,11 @@ parameters an inference method needs (marginals, Delta and P(y = 0), the joint m
 counted from the neighbours' label vectors with :mod:`fmeasure.estimation`, and the
 prediction is made by :mod:`fmeasure.inference`, batched over all query instances:
 
-- ``"mm"``  marginal modes (Hamming-optimal),
-- ``"jm"``  joint mode of the neighbourhood (subset 0/1-optimal),
+- ``"mm"``  marginal modes (Hamming-optimal); a label carried by exactly half of the
+  neighbours is predicted (``mm_half=1``, as in the paper's Table 2),
+- ``"jm"``  joint mode of the neighbourhood (subset 0/1-optimal); among equally frequent
+  label vectors the one seen first in (distance, index) order, i.e. the one of the nearest
+  neighbour, wins (:func:`fmeasure.estimation.joint_mode`),
 - ``"fm"``  the Ye et al. (2012) dynamic program on the marginals (F-optimal under label
   independence),
 - ``"gfm"`` the exact General F-measure Maximizer on Delta and P(y = 0).
@@ -63,7 +66,7 @@ _SCALINGS = ("minmax", "none")
 _TIES = ("index", "all")
 
 
-def infer_from_label_samples(Ys, method):
+def infer_from_label_samples(Ys, method, mm_half=1):
     """Predict one label vector per instance from its sample of label vectors.
 
     Parameters
@@ -73,6 +76,9 @@ def infer_from_label_samples(Ys, method):
         its nearest neighbours. Every instance is weighted equally inside its sample.
     method : {"mm", "jm", "fm", "gfm"}
         Inference method (see the module docstring).
+    mm_half : {1, 0}, default=1
+        MM's prediction for a label whose frequency in the sample is exactly 1/2 (both
+        choices are Hamming-optimal). 1 reproduces the paper's Table 2.
 
     Returns
     -------
@@ -88,6 +94,8 @@ def infer_from_label_samples(Ys, method):
     """
     if method not in INFERENCE_METHODS:
         raise ValueError(f"method must be one of {INFERENCE_METHODS}, got {method!r}")
+    if mm_half not in (0, 1):
+        raise ValueError(f"mm_half must be 0 or 1, got {mm_half!r}")
     Ys = np.asarray(Ys)
     if Ys.ndim != 3:
         raise ValueError(f"Ys must have shape (n, n_samples, m), got shape {Ys.shape}")
@@ -96,9 +104,15 @@ def infer_from_label_samples(Ys, method):
     elif method == "gfm":
         delta, p_zero = estimation.delta_matrix(Ys)
         h, _ = inference.gfm(delta, p_zero)
+    elif method == "fm":
+        h, _ = inference.fm(estimation.marginals(Ys))
     else:
         p = estimation.marginals(Ys)
-        h, _ = (inference.fm if method == "fm" else inference.marginal_modes)(p)
+        if mm_half == 1:
+            # [p >= 1/2] = 1 - [1 - p > 1/2]; 1 - p is exact at p = 1/2
+            h = 1 - inference.marginal_modes(1.0 - p)[0]
+        else:
+            h, _ = inference.marginal_modes(p)
     return np.asarray(h, dtype=np.int8).reshape(Ys.shape[0], Ys.shape[2])
 
 
@@ -165,6 +179,11 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Tie rule in distance: ``"index"`` keeps exactly ``n_neighbors`` instances ordered by
         (distance, training index); ``"all"`` also keeps every instance tied with the
         ``n_neighbors``-th distance (Weka's ``LinearNNSearch``).
+    mm_half : {1, 0}, default=1
+        For ``inference="mm"``: the prediction for a label carried by exactly half of the
+        neighbours (both are Hamming-optimal). 1 (predict the label) reproduces the paper's
+        Table 2 exactly on scene and yeast; :func:`fmeasure.inference.marginal_modes`
+        alone predicts 0.
     tie_tolerance : float, default=1e-9
         Squared distances are rounded to multiples of this before ordering, so that
         distances equal in exact arithmetic but apart by round-off (scikit-learn computes
@@ -208,6 +227,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         inference="gfm",
         scaling="minmax",
         ties="index",
+        mm_half=1,
         tie_tolerance=1e-9,
         metric="euclidean",
         algorithm="brute",
@@ -218,6 +238,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.inference = inference
         self.scaling = scaling
         self.ties = ties
+        self.mm_half = mm_half
         self.tie_tolerance = tie_tolerance
         self.metric = metric
         self.algorithm = algorithm
@@ -247,6 +268,8 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             raise ValueError(f"scaling must be one of {_SCALINGS}, got {self.scaling!r}")
         if self.ties not in _TIES:
             raise ValueError(f"ties must be one of {_TIES}, got {self.ties!r}")
+        if self.mm_half not in (0, 1):
+            raise ValueError(f"mm_half must be 0 or 1, got {self.mm_half!r}")
         if not isinstance(self.tie_tolerance, numbers.Real) or not self.tie_tolerance >= 0:
             raise ValueError(f"tie_tolerance must be a number >= 0, got {self.tie_tolerance!r}")
         if self.chunk_size is not None and (
@@ -390,7 +413,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             for start in range(0, rows.size, chunk):
                 r = rows[start : start + chunk]
                 Ys = self.Y_train_[ind[r, :size]]  # (chunk, size, m)
-                H[r] = infer_from_label_samples(Ys, self.inference)
+                H[r] = infer_from_label_samples(Ys, self.inference, self.mm_half)
         return H
 
     def predict(self, X):
