@@ -174,7 +174,7 @@ def test_knn_params_clone_and_bad_input():
         KNeighborsFMeasure().fit(X, Y * 2)
     # l larger than the training set: every training instance is a neighbour
     H = KNeighborsFMeasure(n_neighbors=100, inference="mm").fit(X, Y).predict([[0.0]])
-    np.testing.assert_array_equal(H, [(Y.mean(axis=0) > 0.5).astype(int)])
+    np.testing.assert_array_equal(H, [(Y.mean(axis=0) >= 0.5).astype(int)])
 
 
 def test_knn_grid_search_with_f_scorer():
@@ -219,3 +219,23 @@ EXPECTED_FAILED = {
 )
 def test_knn_sklearn_api(estimator, check):
     check(estimator)
+
+
+def test_knn_mm_half_rule():
+    # two neighbours: label 0 carried by one of them (p = 1/2), label 1 by both
+    S = np.array([[[1, 1], [0, 1]]])
+    np.testing.assert_array_equal(infer_from_label_samples(S, "mm", mm_half=1), [[1, 1]])
+    np.testing.assert_array_equal(infer_from_label_samples(S, "mm", mm_half=0), [[0, 1]])
+    X = np.array([[1.0], [2.0], [9.0]])
+    Y = np.array([[1, 1], [0, 1], [0, 0]])
+    est = KNeighborsFMeasure(n_neighbors=2, inference="mm").fit(X, Y)
+    np.testing.assert_array_equal(est.predict([[0.0]]), [[1, 1]])
+    np.testing.assert_array_equal(est.set_params(mm_half=0).predict([[0.0]]), [[0, 1]])
+
+
+def test_knn_joint_mode_ties_go_to_nearest_neighbour():
+    # three distinct label vectors, once each: the nearest neighbour's wins
+    X = np.array([[3.0], [1.0], [2.0]])
+    Y = np.array([[1, 1, 0], [0, 0, 1], [1, 0, 0]])
+    est = KNeighborsFMeasure(n_neighbors=3, inference="jm").fit(X, Y)
+    np.testing.assert_array_equal(est.predict([[0.0], [4.0]]), [[0, 0, 1], [1, 1, 0]])
