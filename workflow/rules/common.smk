@@ -3,12 +3,13 @@
 import os
 import sys
 
-# Use this checkout's package, installed or not (jobs inherit PYTHONPATH).
-_SRC = os.path.join(workflow.basedir, "src")
-sys.path.insert(0, _SRC)
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [_SRC, os.environ.get("PYTHONPATH")]))
-
-from fmeasure.pipeline import as_list, select_datasets
+try:
+    from fmeasure.pipeline import as_list, select_datasets
+    from fmeasure.theory_outputs import lp_surrogates
+except ImportError as _exc:
+    raise ImportError(
+        f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
+    ) from None
 
 
 wildcard_constraints:
@@ -71,3 +72,12 @@ def get_parsed(wildcards):
 
 def get_all_parsed(wildcards=None):
     return [f"{DATA_DIR}/parsed/{d}.npz" for d in DATASETS]
+
+
+# ---- theory
+def get_theory_lp_rows(wildcards=None):
+    return [f"results/theory/lp/{s}.csv" for s in lp_surrogates(config["theory"]["lp"])]
+
+
+def get_theory_lp_dists(wildcards=None):
+    return [f"results/theory/lp/{s}_dist.csv" for s in lp_surrogates(config["theory"]["lp"])]
