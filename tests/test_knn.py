@@ -239,3 +239,12 @@ def test_knn_joint_mode_ties_go_to_nearest_neighbour():
     Y = np.array([[1, 1, 0], [0, 0, 1], [1, 0, 0]])
     est = KNeighborsFMeasure(n_neighbors=3, inference="jm").fit(X, Y)
     np.testing.assert_array_equal(est.predict([[0.0], [4.0]]), [[0, 0, 1], [1, 1, 0]])
+
+
+@pytest.mark.parametrize("name", ["fmeasure.learners.knn", "fmeasure.knn_experiment"])
+def test_knn_docstring_examples(name):
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert res.failed == 0 and res.attempted > 0
