@@ -248,3 +248,12 @@ def test_knn_docstring_examples(name):
 
     res = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.failed == 0 and res.attempted > 0
+
+
+def test_knn_bad_params_set_after_fit_are_caught():
+    X, Y = _toy_problem()
+    est = KNeighborsFMeasure(n_neighbors=3).fit(X, Y)
+    with pytest.raises(ValueError, match="ties"):
+        est.set_params(ties="weka").predict(X)
+    with pytest.raises(ValueError, match="inference"):
+        est.set_params(ties="index", inference="lfp").predict_from_neighbors(np.zeros((1, 3), int))

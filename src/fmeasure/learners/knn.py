@@ -348,6 +348,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             padded with ``-1`` (distance ``inf``).
         """
         check_is_fitted(self)
+        self._check_params()
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         l = min(self.n_neighbors if n_neighbors is None else int(n_neighbors), self.n_train_)
         Xs = self._transform(X)
@@ -402,6 +403,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         H : ndarray of shape (n, m), int8
         """
         check_is_fitted(self)
+        self._check_params()
         ind = np.asarray(ind)
         n = ind.shape[0]
         m = self.n_labels_
