@@ -29,7 +29,7 @@ def per_instance(S, method):
         elif method == "fm":
             out[i] = inference.fm(estimation.marginals(Si))[0]
         else:
-            out[i] = inference.gfm(*estimation.delta_matrix(Si))[0]
+            out[i] = inference.gfm_from_samples(Si)[0]
     return out
 
 

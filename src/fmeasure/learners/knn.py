@@ -102,8 +102,8 @@ def infer_from_label_samples(Ys, method, mm_half=1):
     if method == "jm":
         h, _ = estimation.joint_mode(Ys)
     elif method == "gfm":
-        delta, p_zero = estimation.delta_matrix(Ys)
-        h, _ = inference.gfm(delta, p_zero)
+        # the core's fast path: P and P(y = 0) counted from the samples, then GFM
+        h, _ = inference.gfm_from_samples(Ys)
     elif method == "fm":
         h, _ = inference.fm(estimation.marginals(Ys))
     else:
