@@ -471,3 +471,28 @@ def test_gfm_exact_on_arbitrary_matrices():
         h, v = gfm_from_p(P, p0)
         ref = [_gfm_reference(P[i] @ W, p0[i]) for i in range(n)]
         np.testing.assert_allclose(v, ref, atol=1e-12)
+
+
+def test_gfm_accepts_float32_and_int_inputs():
+    rng = np.random.default_rng(15)
+    Y, P = batch(rng, 5, "sparse", 20)
+    Pm, p0 = est.p_matrix(Y, P)
+    D, _ = est.delta_matrix(Y, P)
+    _, v = gfm_from_p(Pm, p0)
+    np.testing.assert_allclose(gfm_from_p(Pm.astype(np.float32), p0)[1], v, atol=1e-6)
+    np.testing.assert_allclose(gfm(D.astype(np.float32), p0)[1], v, atol=1e-6)
+    h, v = gfm_from_p(np.zeros((3, 3), dtype=int), 1)
+    np.testing.assert_array_equal(h, [0, 0, 0])
+    assert v == 1.0
+
+
+def test_sparse_support_and_duplicate_vectors():
+    import scipy.sparse as sp
+    Y = np.array([[1, 0, 0], [0, 1, 1], [1, 0, 0]])
+    pr = np.array([0.3, 0.4, 0.3])  # (100) appears twice: total 0.6
+    h, v = joint_mode(sp.csr_matrix(Y), pr)
+    np.testing.assert_array_equal(h, [1, 0, 0])
+    assert v == pytest.approx(0.6 + 0.4 * 0)
+    hb, vb = brute_force(sp.csr_matrix(Y), pr)
+    assert vb == pytest.approx(brute_opt_plain(Y, pr))
+    assert expected_f(sp.csr_matrix(Y), pr, [1, 1, 1]) == pytest.approx(0.6 * 0.5 + 0.4 * 0.8)

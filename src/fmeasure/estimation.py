@@ -178,7 +178,8 @@ def delta_matrix(Y, weights=None):
     """The matrix Delta (Section 5) and P(y = 0) estimated from a sample (Section 7.1.1).
 
     ``Delta[..., i, k-1] = sum_j w_j y_ji 2 / (s_j + k)``, computed as P W with the columns of P
-    above the largest count in the sample dropped.
+    above the largest count in the sample dropped. For GFM on large batches,
+    :func:`fmeasure.inference.gfm_from_samples` is faster (it never forms the (n, m, m) array).
 
     Parameters
     ----------
@@ -201,8 +202,15 @@ def delta_matrix(Y, weights=None):
     m = Y.shape[-1]
     s = _counts(Y, sparse)
     smax = max(1, int(s.max()))
-    P = _p_matrix(Y, w, sparse, smax=smax)
-    D = P @ w_matrix(smax, m)
+    W = w_matrix(smax, m)
+    if sparse:
+        D = (_p_matrix(Y, w, True, smax=smax)[0] @ W)[None]
+    else:
+        n = Y.shape[0]
+        D = np.empty((n, m, m))
+        for sl in chunks(n, 8 * m * (smax + m) + Y.shape[1] * m * 16):
+            Pc = _p_matrix(Y[sl], w[sl], False, smax=smax)
+            D[sl] = (Pc.reshape(-1, smax) @ W).reshape(-1, m, m)
     pz = (w * (s == 0)).sum(axis=1)
     return (D[0], float(pz[0])) if single else (D, pz)
 

@@ -12,11 +12,17 @@ CHUNK_BYTES = 64 * 2**20
 
 
 def as_float(x, name, ndims, check_finite=True):
-    """Convert ``x`` to a float64 array with ``x.ndim in ndims``; reject NaN/inf and sparse."""
+    """Convert ``x`` to a float64 array with ``x.ndim in ndims``; reject NaN/inf and sparse.
+
+    With ``check_finite=False`` numeric arrays keep their dtype (the caller converts and checks
+    them chunk by chunk, so that a large float32 input is never copied whole).
+    """
     if sp.issparse(x):
         raise ValueError(f"{name}: sparse input is not supported here, pass a dense array")
     try:
-        a = np.asarray(x, dtype=np.float64)
+        a = np.asarray(x)
+        if a.dtype.kind not in "fiub" or (check_finite and a.dtype != np.float64):
+            a = a.astype(np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name}: cannot convert to a float array ({exc})") from None
     if a.ndim not in ndims:

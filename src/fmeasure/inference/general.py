@@ -13,8 +13,8 @@ Conventions (DESIGN.md):
 
 Speed: the algorithm is vectorised over a batch of instances (no Python loop over instances).
 Columns k that provably cannot win are skipped: E_k <= min(colsum_k, k * colmax_k) for Delta, and
-E_k <= sum_s 2 min(S_s, k M_s) / (s + k) for P (S_s, M_s = column sum and max of P), compared with a
-lower bound on the optimum (P(y = 0), E_1 and E at the expected label count). Labels whose P-row is
+E_k <= sum_s 2 S_s / (s + k) for P (S_s = column sum of P: every label of count s taken), compared
+with a lower bound on the optimum (P(y = 0), E_1 and E at the expected label count). Labels whose P-row is
 zero are dropped, and columns k above the number of remaining labels cannot win (E_k = column sum is
 strictly decreasing there). Columns s of P above the largest count with non-zero mass are skipped.
 """
@@ -126,7 +126,7 @@ def gfm(delta, p_zero):
     V = np.empty(n)
     kvec = np.arange(1, m + 1, dtype=np.float64)
     for sl in chunks(n, 8 * m * m * 3, budget=8 * 2**20):
-        Dc, pc = D[sl], p0[sl]
+        Dc, pc = D[sl].astype(np.float64, copy=False), p0[sl]
         _check_chunk_delta(Dc, pc, sl.start)
         Dc = np.maximum(Dc, 0.0) if Dc.min() < 0 else Dc
         colsum = Dc.sum(axis=1)
@@ -157,7 +157,6 @@ def _gfm_compact(A, p0, colS=None):
     W = w_matrix(S, r)  # (S, r): only k <= r can win
     if colS is None:
         colS = A.sum(axis=1)  # (n, S)
-    colM = A.max(axis=1)
     svec = np.arange(1, S + 1, dtype=np.float64)
     mass = (colS / svec).sum(axis=1)
     mean_s = colS.sum(axis=1) / np.where(mass > 0, mass, 1.0)
@@ -168,32 +167,33 @@ def _gfm_compact(A, p0, colS=None):
     dk = -np.sort(-dk, axis=1)
     Ek = np.take_along_axis(np.cumsum(dk, axis=1), (k_hat - 1)[:, None], axis=1)[:, 0]
     lower = np.maximum(np.maximum(p0, d1.max(axis=1)), Ek)
-    # upper bound per k: E_k <= sum_s 2 min(S_s, k M_s) / (s + k)
-    kvec = np.arange(1, r + 1, dtype=np.float64)
-    ub = np.einsum("nsk,sk->nk", np.minimum(colS[:, :, None], colM[:, :, None] * kvec), W)
-    K = _cutoff(ub, lower)
+    # upper bound per k: E_k <= sum_s 2 S_s / (s + k) (all of column s taken: recall 1); it is
+    # decreasing in k, and tight for the large k that we want to rule out
+    K = _cutoff(colS @ W, lower)
     log.debug("gfm block: %d instances, %d labels, counts <= %d, sizes k <= %d", n, r, S, K)
     D = (A.reshape(n * r, S) @ W[:, :K]).reshape(n, r, K)
     DT = np.ascontiguousarray(D.transpose(0, 2, 1))
     return _select(DT, _topk_sums(DT), p0)
 
 
-def _check_chunk_p(A, p0, offset):
-    """Validate a chunk of P; return (row sums (n, m), column sums (n, m))."""
+def _check_chunk_p(A, p0, offset, tol=TOL):
+    """Validate a chunk of P; return (row sums (n, m), column sums (n, m)).
+
+    ``tol`` is the tolerance on sums (larger for float32 inputs)."""
     rows = A.sum(axis=2)
     if not np.all(np.isfinite(rows)):
         raise ValueError("P: contains NaN or infinite values")
     lo = A.min()
     if lo < -TOL:
         raise ValueError(f"P: probabilities must lie in [0, 1], got minimum {lo:.6g}")
-    if rows.max() > 1 + TOL:
+    if rows.max() > 1 + tol:
         j, i = np.unravel_index(np.argmax(rows), rows.shape)
         raise ValueError(f"P: row {i} sums to {rows[j, i]:.6g} > 1 (a row is P(y_i = 1))"
                          f" for instance {offset + j}")
     cols = A.sum(axis=1)
     m = A.shape[1]
     mass = (cols / np.arange(1, m + 1)).sum(axis=1)  # sum_s P(s_y = s)
-    bad = p0 + mass > 1 + 1e-6
+    bad = p0 + mass > 1 + max(tol, 1e-6)
     if bad.any():
         j = int(np.argmax(bad))
         raise ValueError(f"p_zero: p_zero + sum_s P(s_y = s) = {p0[j] + mass[j]:.9g} > 1 "
@@ -244,11 +244,15 @@ def gfm_from_p(P, p_zero):
         raise ValueError(f"P: expected square (m, m) matrices (rows labels, columns s = 1..m), "
                          f"got shape {A.shape[-2:]}")
     p0 = p_zero_vector(p_zero, n, single)
+    # rounding of the input's own dtype (float32 model outputs) when checking sums
+    eps = np.finfo(A.dtype).eps if A.dtype.kind == "f" else 0.0
+    tol = max(TOL, 4 * m * eps)
     H = np.zeros((n, m), dtype=np.int8)
     V = np.empty(n)
     for sl in chunks(n, 8 * m * m * 2, budget=8 * 2**20):
-        rows, cols = _check_chunk_p(A[sl], p0[sl], sl.start)
-        H[sl], V[sl] = _gfm_p_block(A[sl], p0[sl], rows, cols)
+        Ac = A[sl].astype(np.float64, copy=False)
+        rows, cols = _check_chunk_p(Ac, p0[sl], sl.start, tol)
+        H[sl], V[sl] = _gfm_p_block(Ac, p0[sl], rows, cols)
     return out(H, V, single)
 
 
