@@ -47,8 +47,9 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 DATA_MIRROR = os.environ.get("FMEASURE_DATA_MIRROR") or str(REPO.parent / "shared" / "datasets")
 #: Upper bound on each Snakemake run (the smoke run takes well under a minute locally).
 RUN_TIMEOUT = 900
-#: CSV columns holding measured times: they differ between any two runs.
-TIME_COLUMN = re.compile(r"(time|seconds|duration|elapsed)", re.IGNORECASE)
+#: CSV columns holding measured times (``*time*``, ``*second*``, ``*_s``; the convention of
+#: tests/test_workflow_smoke.py): they differ between any two runs.
+TIME_COLUMN = re.compile(r"(time|second|duration|elapsed|_s$)", re.IGNORECASE)
 #: Settings a cluster without accounting needs (see the profile's comments).
 NO_ACCOUNTING = ["--slurm-status-command", "squeue",
                  "--slurm-init-seconds-before-status-checks", "5"]
