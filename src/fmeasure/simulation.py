@@ -651,8 +651,8 @@ def claims_table(summary: pd.DataFrame, *, tolerance: float = 1e-3, small_sizes=
     """
     rows = []
     sizes = sorted(summary.train_size.unique())
-    large = sizes[-1]
-    small = [n for n in sizes if n in set(small_sizes)] or sizes[:1]
+    large = int(sizes[-1])
+    small = [int(n) for n in sizes if n in set(small_sizes)] or [int(sizes[0])]
 
     def add(kind, claim, ok, evidence):
         rows.append({"data_model": kind, "claim": claim, "holds": bool(ok), "evidence": evidence})
