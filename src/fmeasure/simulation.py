@@ -767,3 +767,105 @@ def summarize_times(times: pd.DataFrame) -> pd.DataFrame:
     out = g.agg(["mean", "std", "size"]).reset_index()
     out["se"] = out["std"] / np.sqrt(out["size"])
     return out.rename(columns={"mean": "ms_mean", "size": "n"})[["step", "method", "n_labels", "ms_mean", "se", "n"]]
+
+
+# --------------------------------------------------------------------------------------------------
+# pipeline outputs: aggregation, tables, figures
+
+MEASURE_TITLE = {"hamming_loss": "Hamming loss", "subset_zero_one_loss": "subset 0/1 loss",
+                 "f_measure": "F-measure", "jaccard_index": "Jaccard index"}
+
+
+def aggregate(score_paths, reference_paths) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read the per-job CSVs of :func:`run_models` and summarize them.
+
+    Returns
+    -------
+    summary : DataFrame
+        :func:`summarize` of all runs.
+    reference : DataFrame
+        All per-model Bayes references.
+    """
+    if not score_paths or len(score_paths) != len(reference_paths):
+        raise ValueError("score_paths/reference_paths: need as many reference files as score files (>= 1)")
+    scores = pd.concat([pd.read_csv(p) for p in score_paths], ignore_index=True)
+    reference = pd.concat([pd.read_csv(p) for p in reference_paths], ignore_index=True)
+    dup = scores.duplicated(["data_model", "model", "train_size", "train_set", "method"])
+    if dup.any():
+        raise ValueError(f"score_paths: {int(dup.sum())} duplicated runs (overlapping model chunks?)")
+    return summarize(scores, reference), reference
+
+
+def regret_table(summary: pd.DataFrame, sizes=(10, 100, 1000, 10000)) -> pd.DataFrame:
+    """Mean regret (± standard error) vs the exact Bayes-optimal prediction at a few training sizes.
+
+    One row per (data model, measure, method) for the measures that have a reference; one column
+    per training size present in ``sizes``.
+    """
+    sub = summary[summary.bayes.notna() & summary.train_size.isin(sizes)].copy()
+    sub["cell"] = [f"{r:.4f} ± {s:.4f}" for r, s in zip(sub.regret, sub.regret_se)]
+    wide = sub.pivot_table(index=["data_model", "measure", "method"], columns="train_size", values="cell",
+                           aggfunc="first").reset_index()
+    wide.columns = [c if isinstance(c, str) else f"n={c}" for c in wide.columns]
+    return wide
+
+
+def plot_performance(summary: pd.DataFrame, *, zoom_max: int = 100, title: str | None = None, jaccard_empty=None):
+    """Figures 2 and 3: four rows (measures) x two columns (training sizes up to ``zoom_max``; all).
+
+    ``summary`` holds one data model. Each method is a line with standard-error bars; the dotted
+    line is the mean exact Bayes-optimal value (Hamming, subset 0/1, F). The right column uses a
+    logarithmic size axis.
+    """
+    from .figures import METHOD_STYLE, plt, style
+
+    methods = [m for m in METHODS if m in set(summary.method)]
+    fig, axes = plt.subplots(len(MEASURES), 2, figsize=(9.5, 12.5), squeeze=False)
+    for r, measure in enumerate(MEASURES):
+        sub = summary[summary.measure == measure]
+        for c, zoom in enumerate([True, False]):
+            ax = axes[r, c]
+            part = sub[sub.train_size <= zoom_max] if zoom else sub
+            for method in methods:
+                d = part[part.method == method].sort_values("train_size")
+                ax.errorbar(d.train_size, d["mean"], yerr=d["se"], capsize=2, markersize=4, **style(method))
+            bayes = sub["bayes"].dropna()
+            if len(bayes):
+                ax.axhline(bayes.mean(), label="Bayes-optimal", **{k: v for k, v in METHOD_STYLE["Bayes"].items()
+                                                                    if k != "marker"})
+            if not zoom:
+                ax.set_xscale("log")
+            ax.set_xlabel("training observations")
+            name = MEASURE_TITLE[measure]
+            if measure == "jaccard_index" and jaccard_empty is not None:
+                name += f" (empty/empty = {jaccard_empty:g})"
+            ax.set_title(f"{name}: " + (f"up to {zoom_max}" if zoom else "full range"), fontsize=10)
+            ax.grid(alpha=0.3)
+    handles, labels = axes[2, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.03, 1, 0.98))
+    return fig
+
+
+def plot_times(time_summary: pd.DataFrame):
+    """Figure 4: estimation (left) and inference (right) time in ms against the number of labels,
+    with standard-error bars, on log-log axes."""
+    from .figures import plt, style
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    for ax, step in zip(axes, ["estimation", "inference"]):
+        sub = time_summary[time_summary.step == step]
+        for method in [m for m in METHODS if m in set(sub.method)]:
+            d = sub[sub.method == method].sort_values("n_labels")
+            ax.errorbar(d.n_labels, d.ms_mean, yerr=d.se, capsize=2, markersize=4, **style(method))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("number of labels m")
+        ax.set_ylabel("time per training sample (ms)")
+        ax.set_title(f"{step} time")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig
