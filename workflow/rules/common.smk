@@ -3,12 +3,12 @@
 import os
 import sys
 
-# Use this checkout's package, installed or not (jobs inherit PYTHONPATH).
-_SRC = os.path.join(workflow.basedir, "src")
-sys.path.insert(0, _SRC)
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [_SRC, os.environ.get("PYTHONPATH")]))
-
-from fmeasure.pipeline import as_list, select_datasets
+try:
+    from fmeasure.pipeline import as_list, select_datasets
+except ImportError as _exc:
+    raise ImportError(
+        f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
+    ) from None
 
 
 wildcard_constraints:
