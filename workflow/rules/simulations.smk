@@ -1,7 +1,6 @@
 # Simulations (Section 6): Figures 2 and 3 (two data models x four measures), Figure 4 (running
 # times), a claims table checking the paper's conclusions, and regrets vs the Bayes-optimal
 # predictions. One job per (data model, chunk of models); aggregation and figures are local rules.
-# The get_* helpers are kept here (stage-local) rather than in common.smk to avoid merge churn.
 from fmeasure.simulation import model_chunks
 
 SIM = config["simulations"]
@@ -15,18 +14,9 @@ wildcard_constraints:
     chunk=r"\d+-\d+",
 
 
-def get_sim_job_outputs(what):
-    """Per-job CSVs (what: 'scores' or 'reference') of every data model and model chunk."""
-    return [f"results/simulations/{k}/{what}_{c}.csv" for k in SIM_KINDS for c in SIM_CHUNKS]
-
-
-def get_sim_chunk_range(wildcards):
-    return [int(x) for x in wildcards.chunk.split("-")]
-
-
-def get_sim_figure_name(wildcards):
-    return SIM_FIGURE[wildcards.kind]
-
+# Per-job CSVs of every data model and model chunk.
+SIM_SCORES = [f"results/simulations/{k}/scores_{c}.csv" for k in SIM_KINDS for c in SIM_CHUNKS]
+SIM_REFERENCES = [f"results/simulations/{k}/reference_{c}.csv" for k in SIM_KINDS for c in SIM_CHUNKS]
 
 STAGE_TARGETS["simulations"] = [
     *(f"results/figures/simulations_{SIM_FIGURE[k]}.{ext}" for k in SIM_KINDS for ext in ("png", "pdf")),
@@ -53,7 +43,6 @@ rule simulations_run:
         reference="results/simulations/{kind}/reference_{chunk}.csv",
     params:
         sim=SIM,
-        models=get_sim_chunk_range,
         jaccard_empty=config["metrics"]["jaccard_empty"],
     threads: 1
     resources:
@@ -70,8 +59,8 @@ rule simulations_run:
 
 rule simulations_aggregate:
     input:
-        scores=get_sim_job_outputs("scores"),
-        reference=get_sim_job_outputs("reference"),
+        scores=SIM_SCORES,
+        reference=SIM_REFERENCES,
     output:
         figures=expand("results/tables/simulations_{fig}.csv", fig=[SIM_FIGURE[k] for k in SIM_KINDS]),
         claims_csv=report("results/tables/simulations_claims.csv", caption="../report/simulations_claims.rst",

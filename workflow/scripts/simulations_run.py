@@ -8,7 +8,7 @@ from fmeasure.simulation import run_models
 log = script_logging(snakemake)  # noqa: F821
 threadpool_limits(snakemake.threads)  # noqa: F821  (one BLAS thread per declared core)
 kind = snakemake.wildcards.kind  # noqa: F821
-start, stop = snakemake.params.models  # noqa: F821
+start, stop = map(int, snakemake.wildcards.chunk.split("-"))  # noqa: F821  (models start..stop-1)
 log.info("%s models %d..%d", kind, start, stop - 1)
 scores, reference = run_models(kind, range(start, stop), snakemake.params.sim,  # noqa: F821
                                jaccard_empty=snakemake.params.jaccard_empty)  # noqa: F821
