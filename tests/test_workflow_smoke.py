@@ -56,6 +56,12 @@ def test_smoke_run_builds_table1_and_report(smoke_run):
         assert png.with_suffix(".pdf").is_file(), f"{png} has no PDF twin"
 
 
+def test_html_report_contains_table1(smoke_run):
+    _run(smoke_run, "--report", str(smoke_run / "report.html"))
+    html = (smoke_run / "report.html").read_text(errors="replace")
+    assert "table1.csv" in html and "Table 1 of the paper" in html
+
+
 def test_every_rule_wrote_its_log(smoke_run):
     logs = list((smoke_run / "logs").rglob("*.log"))
     assert logs and all(p.stat().st_size > 0 for p in logs), [str(p) for p in logs if p.stat().st_size == 0]
