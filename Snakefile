@@ -16,6 +16,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/theory.smk"
 include: "workflow/rules/simulations.smk"
+include: "workflow/rules/knn.smk"
 include: "workflow/rules/report.smk"
 
 
