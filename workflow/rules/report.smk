@@ -7,6 +7,7 @@ localrules:
 rule assemble_report:
     input:
         get_report_inputs(),
+        notes=get_report_notes(),
     output:
         "results/report.md",
     params:
@@ -14,6 +15,7 @@ rule assemble_report:
         sections=get_report_sections(),
         skipped=SKIPPED_DATASETS,
         captions=REPORT_CAPTIONS,
+        notes_dir=REPORT_NOTES,
     log:
         "logs/report/assemble.log",
     conda:
