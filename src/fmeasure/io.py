@@ -1,0 +1,93 @@
+"""Small I/O helpers shared by the library and the pipeline's scripts.
+
+* :func:`atomic_output` writes to a temporary name and renames on success, so a crash never
+  leaves a half-written file where a finished one is expected (reruns then resume cleanly).
+* :func:`script_logging` sends a Snakemake script's logging and warnings to its ``log:`` file.
+* :func:`progress` is tqdm that shows on a terminal and stays quiet in log files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+__all__ = ["atomic_output", "script_logging", "progress"]
+
+
+@contextlib.contextmanager
+def atomic_output(path, suffix: str | None = None):
+    """Yield a temporary path next to ``path``; rename it to ``path`` if the block succeeds.
+
+    Parameters
+    ----------
+    path : str or Path
+        The final file name. Its folder is created if needed.
+    suffix : str, optional
+        Suffix of the temporary name (default: the final suffix, so writers that infer the
+        format from the name, such as matplotlib or numpy, keep working).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
+    >>> with atomic_output(target) as tmp:
+    ...     _ = tmp.write_text("done")
+    >>> target.read_text()
+    'done'
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    suffix = path.suffix if suffix is None else suffix
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".tmp{suffix}", dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp)
+    try:
+        yield tmp
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files; give the usual permissions
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def script_logging(snakemake, level=logging.INFO) -> logging.Logger:
+    """Route logging and warnings of a Snakemake ``script:`` to its first ``log:`` file.
+
+    Returns the logger named after the rule. Uncaught exceptions are logged too, so the log
+    says why a job failed.
+    """
+    log_path = snakemake.log[0] if len(snakemake.log) else None
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_path:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        handlers = [logging.FileHandler(log_path, mode="w")]
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+    logging.captureWarnings(True)
+    logger = logging.getLogger(f"rule.{snakemake.rule}")
+
+    def _excepthook(kind, value, tb):
+        logger.error("job failed", exc_info=(kind, value, tb))
+        sys.__excepthook__(kind, value, tb)
+
+    sys.excepthook = _excepthook
+    return logger
+
+
+def progress(iterable=None, **kwargs):
+    """tqdm progress bar: shown on an interactive terminal, silent when output goes to a file."""
+    kwargs.setdefault("disable", None)  # None: disable when not a TTY
+    kwargs.setdefault("leave", False)
+    return tqdm(iterable, **kwargs)
