@@ -45,6 +45,7 @@ METHODS = ("mm", "jm", "fm", "gfm")
 SAMPLE_METHODS = ("mm", "fm", "gfm")
 #: Default tuning grid of the paper (Section 7.2): C in {1e-4, ..., 1e3}.
 DEFAULT_CS = tuple(10.0**k for k in range(-4, 4))
+_TWO24 = np.float32(2.0**24)
 
 
 def _log_sigmoid(z):
@@ -153,12 +154,17 @@ class ProbabilisticClassifierChain(BaseEstimator):
     n_jobs : int or None, default None
         Parallel jobs over labels when fitting (labels are trained independently: each uses the
         *true* preceding labels).
-    chunk_size : int, default 100_000
+    chunk_size : int, default 16_000
         Number of sampled label vectors (instances x samples) processed at once; bounds memory
-        (about ``chunk_size * m * 9`` bytes).
+        (about ``chunk_size * m * 13`` bytes); small chunks stay in the CPU cache, which is
+        several times faster than large ones.
     block_size : int, default 16
         Labels per block in the sampler; within a block labels are drawn one by one, the
         contribution of earlier blocks is one matrix product.
+    standardize : bool, default True
+        Scale features to unit variance (and centre them, for dense X) before fitting, as the
+        lbfgs solver converges far faster on scaled data. The paper (Mallet) does not say; the
+        scaling is folded back into ``coef_x_`` and ``intercept_``, so the chain acts on raw X.
 
     Attributes
     ----------
@@ -174,6 +180,8 @@ class ProbabilisticClassifierChain(BaseEstimator):
         Mean cross-validated log loss per label and C (NaN where not tuned).
     estimators_ : list
         The fitted base models (from :func:`fmeasure.learners.logistic.fit_logistic_cv`).
+    feature_mean_, feature_scale_ : ndarray (d,)
+        The standardisation the base models were fitted on (zeros and ones if none).
     fit_time_ : float
         Wall-clock seconds of ``fit`` (tuning + refits).
 
@@ -188,8 +196,9 @@ class ProbabilisticClassifierChain(BaseEstimator):
     """
 
     def __init__(self, Cs=DEFAULT_CS, cv=5, inference="gfm", n_samples=1000, random_state=0,
-                 n_jobs=None, chunk_size=100_000, block_size=16):
+                 n_jobs=None, chunk_size=16_000, block_size=16, standardize=True):
         self.Cs = Cs
+        self.standardize = standardize
         self.cv = cv
         self.inference = inference
         self.n_samples = n_samples
@@ -221,6 +230,17 @@ class ProbabilisticClassifierChain(BaseEstimator):
             raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
         n, d = X.shape
         m = Y.shape[1]
+        mean, scale = np.zeros(d), np.ones(d)
+        if self.standardize:
+            if sp.issparse(X):
+                sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+                mu = np.asarray(X.mean(axis=0)).ravel()
+                sd = np.sqrt(np.maximum(sq - mu**2, 0.0))
+            else:
+                mean, sd = X.mean(axis=0), X.std(axis=0)
+            scale = np.where(sd > 1e-12, sd, 1.0)
+            X = X @ sp.diags(1.0 / scale) if sp.issparse(X) else (X - mean) / scale
+            X = sp.csr_matrix(X) if sp.issparse(X) else X
         logger.info("fitting PCC: %d instances, %d features, %d labels, %d Cs x %d folds",
                     n, d, m, len(Cs), self.cv)
         results = Parallel(n_jobs=self.n_jobs)(
@@ -234,12 +254,16 @@ class ProbabilisticClassifierChain(BaseEstimator):
         self.cv_log_loss_ = np.full((m, len(Cs)), np.nan)
         for j, model in enumerate(self.estimators_):
             wx, wy, b = _linear_form(model, d, j)
+            # undo the scaling: w . (x - mean) / scale + b = (w / scale) . x + b - w . (mean / scale)
+            wx = wx / scale
+            b = b - float(wx @ mean) if np.isfinite(b) else b
             self.coef_x_[j], self.coef_y_[j, :j], self.intercept_[j] = wx, wy, b
             if len(np.asarray(model.classes_)) == 2:
                 self.C_[j] = float(getattr(model, "C_", np.nan))
                 loss = getattr(model, "cv_log_loss_", None)
                 if loss is not None and np.size(loss) == len(Cs):
                     self.cv_log_loss_[j] = np.asarray(loss, dtype=np.float64)
+        self.feature_mean_, self.feature_scale_ = mean, scale
         self.n_features_in_ = d
         self.n_labels_ = m
         self.fit_time_ = time.perf_counter() - t0
@@ -330,6 +354,9 @@ class ProbabilisticClassifierChain(BaseEstimator):
         V = self.coef_y_.astype(np.float32)
         S = np.empty((m, N), dtype=np.float32)
         b = max(1, int(self.block_size))
+        # one uniform per (label, sample): 24 random bits each, as rng.random(dtype=float32) uses,
+        # but drawn as raw bytes (3-4x faster); u24 / 2^24 is uniform on [0, 1).
+        U = np.frombuffer(rng.bytes(4 * m * N), dtype=np.uint32).reshape(m, N)
         with np.errstate(over="ignore", invalid="ignore"):
             for j0 in range(0, m, b):
                 j1 = min(j0 + b, m)
@@ -339,10 +366,13 @@ class ProbabilisticClassifierChain(BaseEstimator):
                 for j in range(j0, j1):
                     z = Z[j - j0]
                     if j > j0:
-                        z = z + V[j, j0:j] @ S[j0:j]
-                    u = rng.random(N, dtype=np.float32)
-                    # y = [u < sigmoid(z)] = [u * (1 + exp(-z)) < 1]; exact at z = +-inf
-                    S[j] = u * (1.0 + np.exp(-z)) < 1.0
+                        z += V[j, j0:j] @ S[j0:j]
+                    # y = [u < sigmoid(z)] <=> [u24 < 2^24 / (1 + exp(-z))]; exact at z = +-inf
+                    np.negative(z, out=z)
+                    np.exp(z, out=z)
+                    z += 1.0
+                    np.divide(_TWO24, z, out=z)
+                    np.less((U[j] >> 8).astype(np.float32), z, out=S[j])
         return S.T.reshape(c, n_samples, m).astype(np.int8)
 
     def _chunks(self, n, n_samples):
@@ -406,13 +436,13 @@ class ProbabilisticClassifierChain(BaseEstimator):
         -------
         dict method -> int8 (n, m) [, dict method -> float]
         """
-        from fmeasure import estimation, inference
-
         methods = tuple(methods)
         bad = [k for k in methods if k not in SAMPLE_METHODS]
         if bad:
             raise ValueError(f"methods must be among {SAMPLE_METHODS}, got {bad}")
         n_samples = self._n_samples(n_samples)
+        from fmeasure import estimation, inference
+
         t0 = time.perf_counter()
         A = self.feature_logits(X)
         rng = self._rng(random_state)
