@@ -1,0 +1,24 @@
+# fmeasure: regenerate Waegeman et al., "On the Bayes-optimality of F-measure Maximizers" (JMLR 2014).
+# A table of contents only: configuration, validation, rule files, and the final target.
+# Run:  snakemake --cores 8          one stage:  snakemake --cores 8 knn_all
+from snakemake.utils import min_version, validate
+
+min_version("8.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "config/schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/theory.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        get_all_targets(),
+    default_target: True

@@ -1,0 +1,475 @@
+"""Multi-label datasets: fetch (local mirror first, then download), verify, parse, cache.
+
+A dataset is a catalog entry (see ``config/config.yaml``, key ``catalog``) naming its files with
+their expected sha256 (of the uncompressed content), optional download URLs, its format and the
+expected counts. The life of a dataset:
+
+1. :func:`fetch_file` copies one file from a local mirror folder (plain or ``.gz``) or downloads
+   it, verifies its sha256 and writes it atomically under ``data/raw/<dataset>/``.
+2. :func:`parse` reads the raw files with well-kept readers (scikit-multilearn's
+   ``load_from_arff`` for MULAN ARFF, scikit-learn's ``load_svmlight_file`` for LibSVM),
+   selects the label columns by the names in MULAN's XML label file (whose order differs from the
+   ARFF order: we keep the ARFF order, which is the dataset's label order), checks the counts
+   against the catalog, and returns a :class:`Dataset`.
+3. :func:`save` / :func:`load` write and read the fast binary cache (``.npz``).
+
+Every failure is a :class:`DatasetError` (a ``ValueError``) whose one-line message names the file
+and the problem; nothing half-written is left behind.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import logging
+import os
+import re
+import shutil
+import urllib.request
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from .io import atomic_output
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "Dataset",
+    "DatasetError",
+    "MIRROR_ENV",
+    "mirror_folders",
+    "describe_mirrors",
+    "find_in_mirror",
+    "sha256_of",
+    "fetch_file",
+    "availability",
+    "parse",
+    "save",
+    "load",
+    "summary",
+]
+
+#: Environment variable naming a local mirror folder; it is searched before the config's mirrors.
+MIRROR_ENV = "FMEASURE_DATA_MIRROR"
+
+#: Above this many cells a feature matrix is kept sparse (CSR) instead of dense float64.
+DENSE_LIMIT = 50_000_000
+
+
+class DatasetError(ValueError):
+    """A dataset file is missing, corrupt, or does not match its catalog entry."""
+
+
+@dataclass
+class Dataset:
+    """A multi-label dataset with its fixed train/test split.
+
+    Attributes
+    ----------
+    name : str
+    X_train, X_test : ndarray (float64) or scipy.sparse.csr_matrix, shapes (n, d)
+    Y_train, Y_test : ndarray (int8) of shape (n, m), values in {0, 1}
+    label_names : list of str, in the dataset's (ARFF) label order
+    feature_names : list of str
+    """
+
+    name: str
+    X_train: object
+    Y_train: np.ndarray
+    X_test: object
+    Y_test: np.ndarray
+    label_names: list = field(default_factory=list)
+    feature_names: list = field(default_factory=list)
+
+    @property
+    def n_labels(self) -> int:
+        return self.Y_train.shape[1]
+
+    @property
+    def n_features(self) -> int:
+        return self.X_train.shape[1]
+
+
+# ----------------------------------------------------------------------------- fetching
+
+
+def mirror_folders(configured=()) -> list[Path]:
+    """Mirror folders to search, in order: ``$FMEASURE_DATA_MIRROR`` (if set), then ``configured``."""
+    folders = []
+    env = os.environ.get(MIRROR_ENV)
+    if env:
+        folders.append(Path(env))
+    folders.extend(Path(p) for p in configured if p)
+    return folders
+
+
+def describe_mirrors(configured=()) -> str:
+    """Human-readable list of the mirror folders searched, marking the ones that do not exist."""
+    folders = mirror_folders(configured)
+    if not folders:
+        return f"no mirror set ({MIRROR_ENV} unset)"
+    return ", ".join(f"{f}" + ("" if f.is_dir() else " (does not exist)") for f in folders)
+
+
+def find_in_mirror(folders, subdir: str, filename: str) -> Path | None:
+    """First existing ``<mirror>/<subdir>/<filename>[.gz]`` (also ``<mirror>/<filename>[.gz]``).
+
+    Raises :class:`DatasetError` if a mirror folder exists but cannot be read.
+    """
+    for folder in folders:
+        folder = Path(folder)
+        if not folder.exists():
+            continue
+        if not folder.is_dir() or not os.access(folder, os.R_OK | os.X_OK):
+            raise DatasetError(f"{folder}: data mirror folder is not a readable directory")
+        for base in (folder / subdir, folder):
+            for candidate in (base / filename, base / f"{filename}.gz"):
+                if candidate.is_file():
+                    return candidate
+    return None
+
+
+def _open_maybe_gzip(path: Path):
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+
+
+def sha256_of(path) -> str:
+    """sha256 of a file's content, decompressing gzip transparently."""
+    digest = hashlib.sha256()
+    try:
+        with _open_maybe_gzip(Path(path)) as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise DatasetError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
+    return digest.hexdigest()
+
+
+def fetch_file(target, *, sha256: str, mirrors=(), subdir: str = "", url: str | None = None,
+               timeout: float = 60.0) -> str:
+    """Put a verified, uncompressed copy of a dataset file at ``target``.
+
+    Looks in the mirror folders first (plain or ``.gz``), then downloads ``url``. The content's
+    sha256 must equal ``sha256``. Returns where the file came from.
+
+    Raises
+    ------
+    DatasetError
+        Not found anywhere, download failed, corrupt archive, or checksum mismatch. The message
+        names the file and, for a mismatch, the expected and the actual checksum.
+    """
+    target = Path(target)
+    source = find_in_mirror(mirror_folders(mirrors), subdir, target.name)
+    with atomic_output(target) as tmp:
+        if source is not None:
+            origin = str(source)
+            try:
+                with _open_maybe_gzip(source) as src, open(tmp, "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+            except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                raise DatasetError(f"{source}: corrupt or truncated file ({exc})") from None
+        elif url:
+            origin = url
+            log.info("downloading %s", url)
+            try:
+                with urllib.request.urlopen(url, timeout=timeout) as resp, open(tmp, "wb") as dst:
+                    shutil.copyfileobj(resp, dst, 1 << 20)
+            except OSError as exc:
+                raise DatasetError(
+                    f"{target.name}: not in any mirror ({describe_mirrors(mirrors)})"
+                    f" and download of {url} failed ({exc}); set {MIRROR_ENV} to a folder holding it"
+                ) from None
+            if url.endswith((".gz", ".bz2")):
+                raw = tmp.with_name(tmp.name + ".raw")
+                opener = gzip.open if url.endswith(".gz") else bz2.open
+                try:
+                    with opener(tmp, "rb") as src, open(raw, "wb") as dst:
+                        shutil.copyfileobj(src, dst, 1 << 20)
+                    os.replace(raw, tmp)
+                except (OSError, EOFError) as exc:
+                    raw.unlink(missing_ok=True)
+                    raise DatasetError(f"{url}: corrupt compressed download ({exc})") from None
+        else:
+            raise DatasetError(
+                f"{target.name}: not found in any mirror ({describe_mirrors(mirrors)})"
+                " and the catalog gives no download URL"
+            )
+        if tmp.stat().st_size == 0:
+            raise DatasetError(f"{origin}: empty file")
+        actual = sha256_of(tmp)
+        if actual != sha256:
+            raise DatasetError(
+                f"{origin}: sha256 mismatch for {target.name}: expected {sha256}, got {actual}"
+            )
+    return origin
+
+
+def availability(name: str, entry: dict, data_dir, mirrors=()) -> str | None:
+    """None if every file of a catalog entry can be had; else a message saying what is missing.
+
+    A file can be had if it is already under ``data_dir/raw/<name>/``, is in a mirror, or has a
+    download URL (whether the network answers is only known when the fetch job runs).
+    """
+    missing = []
+    for spec in entry["files"].values():
+        fname = spec["name"]
+        if (Path(data_dir) / "raw" / name / fname).is_file():
+            continue
+        if find_in_mirror(mirror_folders(mirrors), entry.get("mirror_dir", name), fname):
+            continue
+        if spec.get("url"):
+            continue
+        missing.append(fname)
+    if not missing:
+        return None
+    where = describe_mirrors(mirrors)
+    return (
+        f"dataset {name!r}: {', '.join(missing)} not found (looked in {data_dir}/raw/{name} and "
+        f"mirrors: {where}) and no download URL is known. "
+        f"Get it from {entry.get('homepage', 'its homepage')} and put the files (plain or .gz) in "
+        f"<mirror>/{entry.get('mirror_dir', name)}/ with {MIRROR_ENV}=<mirror>, "
+        f"or leave it out: --config datasets=<other names>."
+    )
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def _xml_label_names(path: Path) -> list[str]:
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError) as exc:
+        raise DatasetError(f"{path}: not a valid MULAN XML label file ({exc})") from None
+    names = [el.attrib["name"] for el in root.iter() if el.tag.endswith("label") and "name" in el.attrib]
+    if not names:
+        raise DatasetError(f"{path}: XML label file names no labels")
+    return names
+
+
+_ATTR = re.compile(r"^\s*@attribute\s+('(?:[^']|\\')*'|\"[^\"]*\"|\S+)", re.IGNORECASE)
+
+
+def _arff_header(path: Path) -> tuple[list[str], bool, int]:
+    """Attribute names, whether the data section is sparse, and the number of data rows."""
+    names, sparse_rows, rows, in_data = [], False, 0, False
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if not in_data:
+                    m = _ATTR.match(line)
+                    if m:
+                        names.append(m.group(1).strip("'\""))
+                    elif line.strip().lower().startswith("@data"):
+                        in_data = True
+                    continue
+                s = line.strip()
+                if not s or s.startswith("%"):
+                    continue
+                rows += 1
+                if rows == 1:
+                    sparse_rows = s.startswith("{")
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read ({exc})") from None
+    if not names or not in_data:
+        raise DatasetError(f"{path}: not an ARFF file (no @attribute/@data section)")
+    return names, sparse_rows, rows
+
+
+def _read_arff(path: Path, labels: list[str]):
+    """X (csr), Y (int8 dense), feature names, label names in ARFF order."""
+    from skmultilearn.dataset import load_from_arff
+
+    attrs, is_sparse, n_rows = _arff_header(path)
+    absent = [lab for lab in labels if lab not in attrs]
+    if absent:
+        raise DatasetError(f"{path}: the XML label file names attributes missing from the ARFF: {absent[:5]}")
+    m = len(labels)
+    position = sorted(attrs.index(lab) for lab in labels)
+    if position == list(range(len(attrs) - m, len(attrs))):
+        location = "end"
+    elif position == list(range(m)):
+        location = "start"
+    else:
+        raise DatasetError(f"{path}: label attributes are not a contiguous block at the start or end")
+    if n_rows == 0:
+        raise DatasetError(f"{path}: ARFF file has no data rows")
+    try:
+        if is_sparse:
+            # load_from_arff sizes a sparse ARFF by its largest row/column index, which drops
+            # trailing all-zero rows or columns (and then takes the wrong label columns), so we
+            # read sparse files with liac-arff (the reader underneath it) at the header's shape.
+            import arff
+
+            with open(path, encoding="utf-8") as fh:
+                frame = arff.load(fh, encode_nominal=True, return_type=arff.COO)
+            data, rows, cols = frame["data"]
+            M = sp.csr_matrix((np.asarray(data, dtype=np.float64), (rows, cols)), shape=(n_rows, len(attrs)))
+            lab_idx = np.asarray(position)
+            feat_idx = np.setdiff1d(np.arange(len(attrs)), lab_idx)
+            X, Y = M[:, feat_idx], M[:, lab_idx]
+            feat = [attrs[j] for j in feat_idx]
+            lab = [attrs[j] for j in lab_idx]
+        else:
+            X, Y, feat, lab = load_from_arff(
+                str(path), label_count=m, label_location=location, return_attribute_definitions=True,
+            )
+            feat, lab = [f[0] for f in feat], [f[0] for f in lab]
+    except Exception as exc:  # liac-arff raises many types for a broken file
+        raise DatasetError(f"{path}: cannot parse ARFF ({exc.__class__.__name__}: {exc})") from None
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if X.shape != (n_rows, len(attrs) - m) or Y.shape != (n_rows, m):
+        raise DatasetError(f"{path}: parsed shape {X.shape} does not fit the header ({n_rows} rows)")
+    Yd = sp.csr_matrix(Y).toarray()
+    if not np.isin(Yd, (0, 1)).all():
+        raise DatasetError(f"{path}: label columns hold values other than 0/1")
+    return X, Yd.astype(np.int8), feat, lab
+
+
+def _read_libsvm(path: Path, n_features: int, n_labels: int, zero_based_features):
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        X, y = load_svmlight_file(str(path), n_features=n_features, multilabel=True,
+                                  zero_based=zero_based_features)
+    except Exception as exc:
+        raise DatasetError(f"{path}: cannot parse LibSVM ({exc.__class__.__name__}: {exc})") from None
+    Y = np.zeros((X.shape[0], n_labels), dtype=np.int8)
+    for row, labels in enumerate(y):
+        idx = np.asarray(labels, dtype=int)
+        if idx.size and (idx.min() < 0 or idx.max() >= n_labels):
+            raise DatasetError(f"{path}: line {row + 1} has a label index outside 0..{n_labels - 1}")
+        Y[row, idx] = 1
+    return sp.csr_matrix(X, dtype=np.float64), Y
+
+
+def _densify(X):
+    return X.toarray() if X.shape[0] * X.shape[1] <= DENSE_LIMIT else X.tocsr()
+
+
+def parse(name: str, entry: dict, raw_dir) -> Dataset:
+    """Parse the raw files of catalog entry ``entry`` from ``raw_dir`` and check the counts.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name (used in messages).
+    entry : dict
+        Catalog entry: ``format`` ("arff" or "libsvm"), ``files`` (train, test, and for ARFF
+        xml, each with ``name``), ``expected`` counts (n_train, n_test, m, d), optional
+        ``subset`` (first ``train``/``test`` rows kept, for smoke tests) and, for LibSVM,
+        ``label_names`` and ``zero_based_features``.
+    raw_dir : path
+        Folder holding the verified raw files.
+    """
+    raw_dir = Path(raw_dir)
+    files = {k: raw_dir / v["name"] for k, v in entry["files"].items()}
+    for path in files.values():
+        if not path.is_file():
+            raise DatasetError(f"{path}: raw file missing (run the fetch step)")
+        if path.stat().st_size == 0:
+            raise DatasetError(f"{path}: empty file")
+    exp = entry["expected"]
+    fmt = entry["format"]
+    if fmt == "arff":
+        labels = _xml_label_names(files["xml"])
+        Xtr, Ytr, feat, lab = _read_arff(files["train"], labels)
+        Xte, Yte, feat_te, lab_te = _read_arff(files["test"], labels)
+        if lab != lab_te or feat != feat_te:
+            raise DatasetError(f"{files['test']}: attributes differ from {files['train'].name}")
+    elif fmt == "libsvm":
+        Xtr, Ytr = _read_libsvm(files["train"], exp["d"], exp["m"], entry.get("zero_based_features", "auto"))
+        Xte, Yte = _read_libsvm(files["test"], exp["d"], exp["m"], entry.get("zero_based_features", "auto"))
+        lab = list(entry.get("label_names") or [str(i) for i in range(exp["m"])])
+        feat = [f"f{j}" for j in range(exp["d"])]
+    else:
+        raise DatasetError(f"catalog entry {name!r}: unknown format {fmt!r} (use 'arff' or 'libsvm')")
+    got = {"n_train": Xtr.shape[0], "n_test": Xte.shape[0], "m": Ytr.shape[1], "d": Xtr.shape[1]}
+    for key, value in got.items():
+        if key in exp and exp[key] != value:
+            which = files["xml"] if key == "m" and "xml" in files else files["train" if key != "n_test" else "test"]
+            raise DatasetError(f"{which}: {key} is {value} but catalog entry {name!r} expects {exp[key]}")
+    subset = entry.get("subset") or {}
+    if subset.get("train"):
+        Xtr, Ytr = Xtr[: subset["train"]], Ytr[: subset["train"]]
+    if subset.get("test"):
+        Xte, Yte = Xte[: subset["test"]], Yte[: subset["test"]]
+    return Dataset(name, _densify(Xtr), Ytr, _densify(Xte), Yte, list(lab), list(feat))
+
+
+# ----------------------------------------------------------------------------- cache
+
+
+def _pack(prefix: str, X, out: dict):
+    if sp.issparse(X):
+        X = X.tocsr()
+        out.update({f"{prefix}_data": X.data, f"{prefix}_indices": X.indices,
+                    f"{prefix}_indptr": X.indptr, f"{prefix}_shape": np.asarray(X.shape)})
+    else:
+        out[prefix] = np.ascontiguousarray(X)
+
+
+def _unpack(prefix: str, z):
+    if prefix in z:
+        return z[prefix]
+    return sp.csr_matrix((z[f"{prefix}_data"], z[f"{prefix}_indices"], z[f"{prefix}_indptr"]),
+                         shape=tuple(z[f"{prefix}_shape"]))
+
+
+def save(ds: Dataset, path) -> None:
+    """Write ``ds`` to a compressed ``.npz`` cache, atomically."""
+    out = {"name": np.asarray(ds.name), "Y_train": ds.Y_train, "Y_test": ds.Y_test,
+           "label_names": np.asarray(ds.label_names, dtype=str),
+           "feature_names": np.asarray(ds.feature_names, dtype=str)}
+    _pack("X_train", ds.X_train, out)
+    _pack("X_test", ds.X_test, out)
+    with atomic_output(path, suffix=".npz") as tmp:
+        np.savez_compressed(tmp, **out)
+
+
+def load(path) -> Dataset:
+    """Read a dataset cache written by :func:`save` (the files under ``data/parsed/``).
+
+    Examples
+    --------
+    >>> ds = load("data/parsed/scene.npz")  # doctest: +SKIP
+    >>> ds.X_train.shape, ds.Y_train.shape  # doctest: +SKIP
+    ((1211, 294), (1211, 6))
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"{path}: no parsed dataset here (run: snakemake {path})")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return Dataset(
+                name=str(z["name"]),
+                X_train=_unpack("X_train", z), Y_train=z["Y_train"],
+                X_test=_unpack("X_test", z), Y_test=z["Y_test"],
+                label_names=z["label_names"].tolist(), feature_names=z["feature_names"].tolist(),
+            )
+    except (OSError, KeyError, ValueError) as exc:
+        raise DatasetError(f"{path}: unreadable dataset cache ({exc})") from None
+
+
+def summary(ds: Dataset) -> dict:
+    """Table 1's row for ``ds``: counts, label cardinality and density, distinct label sets."""
+    Y = np.vstack([ds.Y_train, ds.Y_test])
+    card = float(Y.sum(axis=1).mean())
+    return {
+        "dataset": ds.name,
+        "n_train": ds.Y_train.shape[0],
+        "n_test": ds.Y_test.shape[0],
+        "m": ds.n_labels,
+        "d": ds.n_features,
+        "cardinality": card,
+        "density": card / ds.n_labels,
+        "distinct_label_sets": int(np.unique(Y, axis=0).shape[0]),
+        "cardinality_train": float(ds.Y_train.sum(axis=1).mean()),
+        "cardinality_test": float(ds.Y_test.sum(axis=1).mean()),
+    }

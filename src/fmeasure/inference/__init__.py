@@ -1,0 +1,24 @@
+"""Inference algorithms for the instance-wise F-measure (Sections 3-5 of the paper).
+
+Every function accepts one instance or a batch and returns ``(h, value)``: ``h`` an int8 array
+(m,) or (n, m), ``value`` the expected F-measure of ``h`` under the given inputs (a float or an
+(n,) array). Inputs:
+
+* ``gfm(delta, p_zero)``, ``gfm_from_p(P, p_zero)`` -- exact for any distribution (Section 5);
+* ``fm(p)``, ``jansche(p)``, ``lewis(p)``, ``marginal_modes(p)`` -- marginals; values are
+  exact expectations under label independence;
+* ``categorical(p)`` -- probabilities of the single-label vectors (Theorem 4.4);
+* ``joint_mode``, ``threshold_marginals``, ``brute_force``, ``expected_f`` -- an explicit
+  distribution given by support vectors and probabilities.
+
+Ties are broken deterministically: the smaller prediction first (the empty one before any
+other), then the lowest label index.
+"""
+
+from .gfm import gfm, gfm_from_p
+from .independence import expected_f_independent, fm, jansche, lewis, marginal_modes
+from .joint import brute_force, categorical, expected_f, joint_mode, threshold_marginals
+
+__all__ = ["gfm", "gfm_from_p", "fm", "jansche", "lewis", "marginal_modes", "joint_mode",
+           "threshold_marginals", "categorical", "brute_force", "expected_f",
+           "expected_f_independent"]

@@ -1,0 +1,152 @@
+"""Input validation, batching and small numeric helpers shared by the inference algorithms."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+#: absolute tolerance when checking that probabilities lie in [0, 1] and masses do not exceed 1
+TOL = 1e-8
+#: target size (bytes) of the largest temporary array a chunk may allocate (keeps every call < ~1 GB)
+CHUNK_BYTES = 64 * 2**20
+
+
+def as_float(x, name, ndims):
+    """Convert ``x`` to a float64 array with ``x.ndim in ndims``; reject NaN/inf and sparse."""
+    if sp.issparse(x):
+        raise ValueError(f"{name}: sparse input is not supported here, pass a dense array")
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: cannot convert to a float array ({exc})") from None
+    if a.ndim not in ndims:
+        want = " or ".join(f"{d}-D" for d in ndims)
+        raise ValueError(f"{name}: expected a {want} array, got shape {a.shape}")
+    if a.size == 0 or (a.ndim >= 1 and a.shape[-1] == 0):
+        raise ValueError(f"{name}: empty input (m = 0 labels), got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name}: contains NaN or infinite values")
+    return a
+
+
+def check_unit(a, name, what="probabilities"):
+    """Check ``0 <= a <= 1`` (up to TOL) and clip tiny excursions."""
+    lo, hi = a.min(), a.max()
+    if lo < -TOL or hi > 1 + TOL:
+        raise ValueError(f"{name}: {what} must lie in [0, 1], got values in [{lo:.6g}, {hi:.6g}]")
+    return np.clip(a, 0.0, 1.0)
+
+
+def check_nonneg(a, name):
+    lo = a.min()
+    if lo < -TOL:
+        raise ValueError(f"{name}: entries must be non-negative, got minimum {lo:.6g}")
+    return np.maximum(a, 0.0)
+
+
+def p_zero_vector(p_zero, n, single):
+    """Validate ``p_zero`` (scalar, or (n,) for a batch) and return an (n,) float array."""
+    pz = as_float(p_zero, "p_zero", (0, 1)) if np.ndim(p_zero) else None
+    if pz is None:
+        try:
+            pz = np.asarray(float(p_zero), dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"p_zero: expected a number, got {p_zero!r}") from None
+        if not np.isfinite(pz):
+            raise ValueError("p_zero: is NaN or infinite")
+    if pz.ndim == 1:
+        if single:
+            raise ValueError(f"p_zero: expected a scalar for a single instance, got shape {pz.shape}")
+        if pz.shape[0] != n:
+            raise ValueError(f"p_zero: expected shape ({n},), got {pz.shape}")
+    pz = check_unit(np.broadcast_to(pz, (n,)).astype(np.float64), "p_zero", "P(y = 0)")
+    return pz
+
+
+def marginals_input(p, name="p"):
+    """Validate marginals: (m,) or (n, m) in [0, 1]. Returns ((n, m) array, single)."""
+    a = as_float(p, name, (1, 2))
+    single = a.ndim == 1
+    a = check_unit(a, name)
+    return (a[None, :] if single else a), single
+
+
+def binary_input(Y, name, ndims):
+    """Dense {0,1} array (sparse densified) as int8; checks values."""
+    if sp.issparse(Y):
+        Y = Y.toarray()
+    a = np.asarray(Y)
+    if a.ndim not in ndims:
+        want = " or ".join(f"{d}-D" for d in ndims)
+        raise ValueError(f"{name}: expected a {want} array, got shape {a.shape}")
+    if a.shape[-1] == 0:
+        raise ValueError(f"{name}: m = 0 labels (shape {a.shape})")
+    if a.dtype != np.int8 or a.size and (a.min() < 0 or a.max() > 1):
+        if a.size and not np.all((a == 0) | (a == 1)):
+            raise ValueError(f"{name}: values must be 0 or 1")
+        a = a.astype(np.int8)
+    return a
+
+
+def support_input(support, probs):
+    """Validate a distribution given by support vectors and probabilities.
+
+    ``support`` (r, m) with ``probs`` (r,), or a batch (n, r, m) with (n, r). Probabilities
+    must be in [0, 1] and sum to 1 (within 1e-6) per instance. Returns (Y int8 (n, r, m),
+    probs (n, r), single).
+    """
+    Y = binary_input(support, "support", (2, 3))
+    single = Y.ndim == 2
+    if single:
+        Y = Y[None]
+    pr = as_float(probs, "probs", (1, 2))
+    if single and pr.ndim != 1 or not single and pr.ndim != 2:
+        raise ValueError(f"probs: expected shape {Y.shape[:-1] if not single else Y.shape[1:2]}, got {pr.shape}")
+    if single:
+        pr = pr[None]
+    if pr.shape != Y.shape[:2]:
+        raise ValueError(f"probs: shape {pr.shape if not single else pr.shape[1:]} does not match the "
+                         f"{Y.shape[1]} support vectors")
+    pr = check_unit(pr, "probs")
+    tot = pr.sum(axis=1)
+    bad = np.abs(tot - 1.0) > 1e-6
+    if bad.any():
+        raise ValueError(f"probs: must sum to 1 per instance, got {tot[bad][0]:.9g}")
+    return Y, pr, single
+
+
+def chunks(n, bytes_per_item, budget=CHUNK_BYTES):
+    """Yield slices covering range(n) with about ``budget`` bytes of work memory each."""
+    step = max(1, int(budget // max(1, bytes_per_item)))
+    for start in range(0, n, step):
+        yield slice(start, min(n, start + step))
+
+
+def w_matrix(smax, kmax, s0=1):
+    """W[s, k] = 2 / (s + k) for s = s0..smax (rows) and k = 1..kmax (columns)."""
+    s = np.arange(s0, smax + 1, dtype=np.float64)[:, None]
+    k = np.arange(1, kmax + 1, dtype=np.float64)[None, :]
+    return 2.0 / (s + k)
+
+
+def out(h, value, single):
+    """Return (h int8, value) as (m,), float for one instance or (n, m), (n,) for a batch."""
+    h = h.astype(np.int8, copy=False)
+    if single:
+        return h[0], float(value[0])
+    return h, np.asarray(value, dtype=np.float64)
+
+
+def topk_mask(scores, k):
+    """(n, m) int8 mask of the k[j] highest scores per row; ties -> lowest index first."""
+    n, m = scores.shape
+    order = np.argsort(-scores, axis=1, kind="stable")
+    h = np.zeros((n, m), dtype=np.int8)
+    rows = np.arange(n)[:, None]
+    h[rows, order] = (np.arange(m)[None, :] < np.asarray(k)[:, None]).astype(np.int8)
+    return h
+
+
+def first_argmax(values, rtol=0.0):
+    """Index of the first maximum per row (smallest k wins ties)."""
+    return np.argmax(values, axis=1)

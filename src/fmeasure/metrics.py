@@ -1,0 +1,141 @@
+"""Per-instance evaluation measures for binary label vectors.
+
+Every function takes two binary label matrices ``Y_true`` and ``Y_pred`` of shape (n, m)
+(numpy arrays or scipy.sparse matrices, values in {0, 1}) and returns an (n,) float64 array,
+one value per instance (row). A 1-D input of shape (m,) is one instance and gives a float.
+
+Conventions (paper, Waegeman et al. 2014):
+
+* instance-wise F1, eq. (1): ``F(y, h) = 2 |y & h| / (|y| + |h|)`` with ``F(0, 0) = 1``;
+* Jaccard index, eq. (5): ``|y & h| / |y | h|``; the empty/empty case is a parameter
+  (``empty``, default 1.0: MULAN's convention, and the one consistent with ``F(0, 0) = 1``;
+  the paper's footnote in Section 3.3 says it is 0 "by definition").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["f_measure", "hamming_loss", "subset_zero_one_loss", "jaccard_index"]
+
+
+def _counts(Y_true, Y_pred):
+    """Return (|y|, |h|, |y & h|, |y xor h|, m, one_d) per row, validating both inputs."""
+    one_d = False
+    mats = []
+    for name, Y in (("Y_true", Y_true), ("Y_pred", Y_pred)):
+        if sp.issparse(Y):
+            Y = sp.csr_array(Y)
+            if Y.ndim != 2:
+                raise ValueError(f"{name}: expected a 2-D matrix, got shape {Y.shape}")
+            data = Y.data
+        else:
+            Y = np.asarray(Y)
+            if Y.ndim == 1:
+                one_d = True
+                Y = Y[None, :]
+            if Y.ndim != 2:
+                raise ValueError(f"{name}: expected shape (n, m) or (m,), got {Y.shape}")
+            data = Y
+        if data.size and not np.all((data == 0) | (data == 1)):
+            raise ValueError(f"{name}: values must be 0 or 1")
+        mats.append(Y)
+    A, B = mats
+    if A.shape != B.shape:
+        raise ValueError(f"Y_pred: shape {B.shape} does not match Y_true shape {A.shape}")
+    if A.shape[1] == 0:
+        raise ValueError("Y_true: m = 0 labels")
+
+    def rowsum(Y):
+        return np.asarray(Y.sum(axis=1), dtype=np.float64).ravel()
+
+    sy, sh = rowsum(A), rowsum(B)
+    if sp.issparse(A) or sp.issparse(B):
+        As = A if sp.issparse(A) else sp.csr_array(A)
+        tp = rowsum(As.multiply(B))
+    else:
+        tp = np.einsum("ij,ij->i", A.astype(np.float64), B.astype(np.float64))
+    return sy, sh, tp, A.shape[1], one_d
+
+
+def _out(x, one_d):
+    return float(x[0]) if one_d else x
+
+
+def f_measure(Y_true, Y_pred):
+    """Instance-wise F1-measure, eq. (1) of the paper, with F(0, 0) = 1.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n, m) or (m,)
+        Binary label vectors.
+
+    Returns
+    -------
+    ndarray of shape (n,), or float for 1-D input.
+
+    Examples
+    --------
+    >>> f_measure([[1, 1, 0], [0, 0, 0]], [[1, 0, 0], [0, 0, 0]])
+    array([0.66666667, 1.        ])
+    """
+    sy, sh, tp, _, one_d = _counts(Y_true, Y_pred)
+    den = sy + sh
+    f = np.ones_like(den)
+    nz = den > 0
+    f[nz] = 2.0 * tp[nz] / den[nz]
+    return _out(f, one_d)
+
+
+def hamming_loss(Y_true, Y_pred):
+    """Per-instance Hamming loss: the fraction of the m labels predicted wrongly.
+
+    Examples
+    --------
+    >>> hamming_loss([[1, 1, 0, 0]], [[1, 0, 0, 1]])
+    array([0.5])
+    """
+    sy, sh, tp, m, one_d = _counts(Y_true, Y_pred)
+    return _out((sy + sh - 2.0 * tp) / m, one_d)
+
+
+def subset_zero_one_loss(Y_true, Y_pred):
+    """Per-instance subset 0/1 loss: 1 if any label differs, else 0.
+
+    Examples
+    --------
+    >>> subset_zero_one_loss([[1, 0], [1, 0]], [[1, 0], [0, 0]])
+    array([0., 1.])
+    """
+    sy, sh, tp, _, one_d = _counts(Y_true, Y_pred)
+    return _out(((sy + sh - 2.0 * tp) > 0).astype(np.float64), one_d)
+
+
+def jaccard_index(Y_true, Y_pred, empty=1.0):
+    """Per-instance Jaccard index |y & h| / |y | h|, eq. (5) of the paper.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like or sparse matrix of shape (n, m) or (m,)
+    empty : float, default 1.0
+        Value when both vectors are empty (0/0). Default 1.0 follows MULAN and is consistent
+        with F(0, 0) = 1; the paper's footnote in Section 3.3 ("In this case, the utility is 0
+        by definition") uses 0.0 -- pass ``empty=0.0`` for that convention.
+
+    Examples
+    --------
+    >>> jaccard_index([[1, 1, 0], [0, 0, 0]], [[1, 0, 1], [0, 0, 0]])
+    array([0.33333333, 1.        ])
+    >>> jaccard_index([[0, 0]], [[0, 0]], empty=0.0)
+    array([0.])
+    """
+    empty = float(empty)
+    if not np.isfinite(empty):
+        raise ValueError(f"empty: must be a finite number, got {empty}")
+    sy, sh, tp, _, one_d = _counts(Y_true, Y_pred)
+    den = sy + sh - tp
+    j = np.full_like(den, empty)
+    nz = den > 0
+    j[nz] = tp[nz] / den[nz]
+    return _out(j, one_d)

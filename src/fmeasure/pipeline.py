@@ -1,0 +1,60 @@
+"""Configuration logic the Snakemake workflow needs at start-up (kept here so it is tested).
+
+* :func:`as_list` turns ``--config datasets=scene,yeast`` strings into lists.
+* :func:`select_datasets` checks the selected names against the catalog and which datasets can
+  actually be had (mirror, local copy or URL), so a missing dataset is a clear message before any
+  job runs, never a crash deep inside one.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from .datasets import availability
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ConfigError", "as_list", "select_datasets"]
+
+
+class ConfigError(ValueError):
+    """The configuration names something that does not exist or cannot be used."""
+
+
+def as_list(value, key: str) -> list[str]:
+    """A list of names from a YAML list or a comma-separated string (``--config key=a,b``)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    raise ConfigError(f"config key {key!r}: expected a list or a comma-separated string, got {value!r}")
+
+
+def select_datasets(config: dict) -> tuple[list[str], list[str]]:
+    """Datasets to run and messages about those left out.
+
+    Returns ``(available, skipped_messages)``. Raises :class:`ConfigError` for a name not in
+    the catalog, or for a dataset that cannot be had when ``data.on_missing`` is ``error``.
+    """
+    names = as_list(config.get("datasets"), "datasets")
+    catalog = config.get("catalog") or {}
+    unknown = [n for n in names if n not in catalog]
+    if unknown:
+        raise ConfigError(
+            f"config key 'datasets': unknown dataset(s) {unknown}; the catalog knows {sorted(catalog)}"
+        )
+    if len(set(names)) != len(names):
+        raise ConfigError(f"config key 'datasets': duplicate names in {names}")
+    data = config.get("data", {})
+    available, skipped = [], []
+    for name in names:
+        problem = availability(name, catalog[name], data.get("dir", "data"), data.get("mirrors", []))
+        if problem is None:
+            available.append(name)
+        elif data.get("on_missing", "skip") == "error":
+            raise ConfigError(problem)
+        else:
+            skipped.append(problem)
+    return available, skipped

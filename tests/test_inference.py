@@ -1,0 +1,350 @@
+"""Inference algorithms against brute force, hand-computed values and the paper's examples."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from fmeasure import estimation as est
+from fmeasure.inference import (brute_force, categorical, expected_f, expected_f_independent, fm,
+                                gfm, gfm_from_p, jansche, joint_mode, lewis, marginal_modes,
+                                threshold_marginals)
+from _dists import KINDS, all_vectors, batch, brute_opt_plain, exp_f_plain, independent, random_dist
+
+ATOL = 1e-9
+
+
+def _delta_plain(Y, pr):
+    """Delta and P by the definitions (loops), independent of the estimation module."""
+    m = Y.shape[1]
+    D = np.zeros((m, m))
+    P = np.zeros((m, m))
+    for y, p in zip(Y, pr):
+        s = int(y.sum())
+        for i in range(m):
+            if y[i]:
+                P[i, s - 1] += p
+                for k in range(1, m + 1):
+                    D[i, k - 1] += 2 * p / (s + k)
+    p0 = sum(p for y, p in zip(Y, pr) if y.sum() == 0)
+    return D, P, p0
+
+
+# ---------------------------------------------------------------- brute force itself
+
+def test_brute_force_matches_plain_enumeration():
+    rng = np.random.default_rng(0)
+    for m in range(1, 6):
+        for kind in KINDS:
+            Y, pr = random_dist(rng, m, kind)
+            h, v = brute_force(Y, pr)
+            assert v == pytest.approx(brute_opt_plain(Y, pr), abs=1e-12)
+            assert exp_f_plain(Y, pr, h) == pytest.approx(v, abs=1e-12)
+
+
+def test_brute_force_generic_path_m11():
+    rng = np.random.default_rng(1)
+    Y, pr = random_dist(rng, 11, "sparse")
+    h, v = brute_force(Y, pr)
+    assert exp_f_plain(Y, pr, h) == pytest.approx(v, abs=1e-12)
+    # no single-label flip improves
+    for i in range(11):
+        g = h.copy()
+        g[i] ^= 1
+        assert exp_f_plain(Y, pr, g) <= v + 1e-12
+
+
+def test_expected_f_matches_plain():
+    rng = np.random.default_rng(2)
+    Y, pr = random_dist(rng, 5, "dense")
+    H = all_vectors(5)
+    np.testing.assert_allclose(expected_f(Y, pr, H), [exp_f_plain(Y, pr, h) for h in H], atol=1e-12)
+    Yb, Pb = batch(rng, 4, "sparse", 7)
+    Hb = (rng.random((7, 4)) < 0.5).astype(int)
+    np.testing.assert_allclose(expected_f(Yb, Pb, Hb),
+                               [exp_f_plain(Yb[i], Pb[i], Hb[i]) for i in range(7)], atol=1e-12)
+
+
+# ---------------------------------------------------------------- GFM vs brute force
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_gfm_reaches_brute_force_optimum(kind):
+    """Thousands of distributions in total: m = 1..10, 60 per (m, kind)."""
+    rng = np.random.default_rng(abs(hash(kind)) % 2**32)
+    for m in range(1, 11):
+        n = 60 if m <= 8 else 20
+        Y, P = batch(rng, m, kind, n)
+        hb, vb = brute_force(Y, P)
+        D, p0 = est.delta_matrix(Y, P)
+        Pm, p0b = est.p_matrix(Y, P)
+        for h, v in (gfm(D, p0), gfm_from_p(Pm, p0b)):
+            np.testing.assert_allclose(v, vb, atol=ATOL)
+            np.testing.assert_allclose(expected_f(Y, P, h), v, atol=ATOL)
+
+
+def test_delta_and_p_match_definitions():
+    rng = np.random.default_rng(3)
+    for kind in KINDS:
+        Y, pr = random_dist(rng, 5, kind)
+        D, P, p0 = _delta_plain(Y, pr)
+        D2, q0 = est.delta_matrix(Y, pr)
+        P2, q0b = est.p_matrix(Y, pr)
+        np.testing.assert_allclose(D2, D, atol=1e-14)
+        np.testing.assert_allclose(P2, P, atol=1e-14)
+        assert q0 == pytest.approx(p0) and q0b == pytest.approx(p0)
+
+
+def test_gfm_single_and_batch_agree():
+    rng = np.random.default_rng(4)
+    Y, P = batch(rng, 6, "dense", 5)
+    D, p0 = est.delta_matrix(Y, P)
+    hb, vb = gfm(D, p0)
+    for i in range(5):
+        h, v = gfm(D[i], p0[i])
+        assert h.shape == (6,) and h.dtype == np.int8 and isinstance(v, float)
+        np.testing.assert_array_equal(h, hb[i])
+        assert v == vb[i]
+
+
+def test_gfm_compares_with_empty_prediction():
+    # P(0) = 0.55 beats everything else: y = 11 with 0.45 -> E[F(11)] = 0.45
+    Y = np.array([[0, 0], [1, 1]])
+    pr = np.array([0.55, 0.45])
+    D, p0 = est.delta_matrix(Y, pr)
+    h, v = gfm(D, p0)
+    np.testing.assert_array_equal(h, [0, 0])
+    assert v == pytest.approx(0.55)
+    # exact tie (0.5 / 0.5): the empty prediction wins
+    h, v = gfm(*est.delta_matrix(Y, [0.5, 0.5]))
+    np.testing.assert_array_equal(h, [0, 0])
+
+
+def test_gfm_does_not_cap_prediction_size():
+    # every vector has 1 label, but predicting all 4 labels is optimal (uniform categorical)
+    Y = np.eye(4, dtype=int)
+    pr = np.full(4, 0.25)
+    h, v = gfm_from_p(*est.p_matrix(Y, pr))
+    np.testing.assert_array_equal(h, [1, 1, 1, 1])
+    assert v == pytest.approx(2 / 5)
+
+
+def test_gfm_tie_lowest_index():
+    Y = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    # 2 labels of equal weight 0.4, one of 0.2: best is top-2 {0, 1}; also with equal 3-way ties
+    h, _ = gfm(*est.delta_matrix(Y, [0.4, 0.4, 0.2]))
+    np.testing.assert_array_equal(h, [1, 1, 0])
+    D = np.full((3, 3), 0.1)
+    h, v = gfm(D, 0.0)  # E_1 = .1, E_2 = .2, E_3 = .3 -> all three
+    np.testing.assert_array_equal(h, [1, 1, 1])
+    D = np.array([[0.3, 0.0], [0.3, 0.0]])
+    h, v = gfm(D, 0.2)
+    np.testing.assert_array_equal(h, [1, 0])
+
+
+def test_m_equals_one():
+    for p in (0.0, 0.3, 0.5, 0.7, 1.0):
+        h, v = gfm([[p / 1.0]], 1 - p)  # Delta_11 = 2p / 2
+        assert v == pytest.approx(max(p, 1 - p))
+        np.testing.assert_array_equal(h, [int(p > 1 - p)])
+        for f in (fm, jansche, lewis, marginal_modes):
+            h2, v2 = f([p])
+            assert h2.shape == (1,)
+        assert fm([p])[1] == pytest.approx(max(p, 1 - p))
+        h, v = gfm_from_p([[p]], 1 - p)
+        assert v == pytest.approx(max(p, 1 - p))
+
+
+# ---------------------------------------------------------------- independence
+
+def test_fm_and_jansche_reach_optimum_on_independent():
+    rng = np.random.default_rng(5)
+    for m in range(1, 11):
+        ps = rng.random((30, m)) ** rng.uniform(0.3, 3, size=(30, 1))
+        ps[: 3] = np.round(ps[:3], 1)  # ties among marginals
+        ds = [independent(rng, m, p) for p in ps]
+        Y = np.stack([d[0] for d in ds])
+        P = np.stack([d[1] for d in ds])
+        _, vb = brute_force(Y, P)
+        for f in (fm, jansche):
+            h, v = f(ps)
+            np.testing.assert_allclose(v, vb, atol=ATOL)
+            np.testing.assert_allclose(expected_f(Y, P, h), v, atol=ATOL)
+        for f in (lewis, marginal_modes):
+            h, v = f(ps)
+            np.testing.assert_allclose(expected_f(Y, P, h), v, atol=ATOL)
+            assert np.all(v <= vb + ATOL)
+
+
+def test_expected_f_independent_matches_joint():
+    rng = np.random.default_rng(6)
+    for m in (1, 3, 7):
+        p = rng.random(m)
+        Y, pr, _ = independent(rng, m, p)
+        H = all_vectors(m)
+        np.testing.assert_allclose(expected_f_independent(np.tile(p, (len(H), 1)), H),
+                                   expected_f(Y, pr, H), atol=1e-12)
+
+
+def test_fm_equals_jansche_in_value():
+    rng = np.random.default_rng(7)
+    for m in (1, 2, 13, 40, 101):
+        p = rng.random((20, m)) ** 3
+        np.testing.assert_allclose(fm(p)[1], jansche(p)[1], atol=1e-10)
+
+
+def test_fm_hand_value():
+    # p = (.9, .2, .6), h = (1, 0, 1): enumerate y by hand
+    h, v = fm([0.9, 0.2, 0.6])
+    np.testing.assert_array_equal(h, [1, 0, 1])
+    Y, pr, _ = independent(None, 3, np.array([0.9, 0.2, 0.6]))
+    assert v == pytest.approx(exp_f_plain(Y, pr, [1, 0, 1]), abs=1e-12)
+
+
+def test_lewis_uses_approximation():
+    # Lewis picks k by 2 S_k / (sum p + k); here the same as FM for a clear case
+    h, _ = lewis([0.95, 0.9, 0.05])
+    np.testing.assert_array_equal(h, [1, 1, 0])
+    h, v = lewis([0.01, 0.02])
+    np.testing.assert_array_equal(h, [0, 0])
+    assert v == pytest.approx(0.99 * 0.98)
+
+
+def test_marginal_modes_threshold():
+    h, _ = marginal_modes([[0.5, 0.51, 0.49, 1.0]])
+    np.testing.assert_array_equal(h, [[0, 1, 0, 1]])
+
+
+# ---------------------------------------------------------------- other methods vs brute force
+
+def test_categorical_matches_brute_force():
+    rng = np.random.default_rng(8)
+    for m in range(1, 10):
+        ps = rng.dirichlet(np.full(m, rng.uniform(0.2, 3)), size=40)
+        ps[0] = np.full(m, 1 / m)
+        Y = np.broadcast_to(np.eye(m, dtype=np.int8), (40, m, m))
+        _, vb = brute_force(Y, ps)
+        h, v = categorical(ps)
+        np.testing.assert_allclose(v, vb, atol=ATOL)
+        np.testing.assert_allclose(expected_f(Y, ps, h), v, atol=ATOL)
+
+
+def test_categorical_with_mass_on_zero():
+    h, v = categorical([0.1, 0.05])  # P(0) = 0.85
+    np.testing.assert_array_equal(h, [0, 0])
+    assert v == pytest.approx(0.85)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_joint_mode_and_threshold(kind):
+    rng = np.random.default_rng(9)
+    for m in (1, 3, 6):
+        Y, P = batch(rng, m, kind, 30)
+        _, vb = brute_force(Y, P)
+        h, v = joint_mode(Y, P)
+        np.testing.assert_allclose(expected_f(Y, P, h), v, atol=ATOL)
+        # h is a most probable vector
+        for i in range(30):
+            mass = {}
+            for y, p in zip(Y[i], P[i]):
+                mass[tuple(y)] = mass.get(tuple(y), 0) + p
+            assert mass.get(tuple(h[i]), 0) == pytest.approx(max(mass.values()))
+        h, v = threshold_marginals(Y, P)
+        np.testing.assert_allclose(expected_f(Y, P, h), v, atol=ATOL)
+        assert np.all(v <= vb + ATOL)
+        # every threshold candidate is no better
+        p = np.einsum("nrm,nr->nm", Y, P)
+        for i in range(30):
+            for theta in list(p[i]) + [2.0]:
+                g = (p[i] >= theta).astype(int)
+                assert exp_f_plain(Y[i], P[i], g) <= v[i] + ATOL
+
+
+# ---------------------------------------------------------------- the paper's examples
+
+def test_section_4_1_same_marginals_different_maximizers():
+    Y1 = np.array([[0, 0, 0, 1], [0, 0, 1, 0], [0, 1, 0, 0], [1, 0, 0, 0]])
+    p1 = np.array([0.1, 0.2, 0.2, 0.5])
+    Y2 = np.array([[0, 0, 0, 0], [1, 0, 0, 1], [1, 0, 1, 0], [1, 1, 0, 0]])
+    p2 = np.array([0.5, 0.1, 0.2, 0.2])
+    np.testing.assert_allclose(est.marginals(Y1, p1), [0.5, 0.2, 0.2, 0.1])
+    np.testing.assert_allclose(est.marginals(Y2, p2), [0.5, 0.2, 0.2, 0.1])
+    h1, v1 = gfm(*est.delta_matrix(Y1, p1))
+    h2, v2 = gfm(*est.delta_matrix(Y2, p2))
+    np.testing.assert_array_equal(h1, [1, 0, 0, 0])
+    np.testing.assert_array_equal(h2, [0, 0, 0, 0])
+    assert v1 == pytest.approx(0.5)  # E[F(1000)] = P(y = 1000)
+    assert v2 == pytest.approx(0.5)  # E[F(0000)] = P(y = 0)
+    # the maximizers are unique: brute force over all 16 predictions
+    for Y, pr, h in ((Y1, p1, h1), (Y2, p2, h2)):
+        vals = sorted(exp_f_plain(Y, pr, g) for g in itertools.product([0, 1], repeat=4))
+        assert vals[-1] - vals[-2] > 1e-3
+
+
+def test_section_4_3_thresholding_example_m12():
+    Y = np.array([[0] * 12,
+                  [1] + [0] * 11,
+                  [0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0],
+                  [0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1]])
+    pr = np.array([0.21, 0.39, 0.2, 0.2])
+    p = est.marginals(Y, pr)
+    assert p[1] == pytest.approx(0.4) and p[0] == pytest.approx(0.39)  # label 2 has the top marginal
+    h, v = gfm(*est.delta_matrix(Y, pr))
+    np.testing.assert_array_equal(h, [1] + [0] * 11)  # the paper's maximizer (1000...)
+    assert v == pytest.approx(0.39)
+    hb, vb = brute_force(Y, pr)
+    assert vb == pytest.approx(0.39)
+    ht, vt = threshold_marginals(Y, pr)
+    assert vt < v - 1e-3  # thresholding is suboptimal here
+    # best threshold: {2} (0.4 * 2 * 1/7 * 2 ... ) computed by hand below
+    cands = {"{2}": [0, 1] + [0] * 10, "{1,2}": [1, 1] + [0] * 10}
+    best = max(exp_f_plain(Y, pr, g) for g in cands.values())
+    assert vt == pytest.approx(max(best, 0.21, exp_f_plain(Y, pr, [1] * 12)))
+
+
+# ---------------------------------------------------------------- bad input
+
+def test_bad_inputs_name_the_argument():
+    D = np.full((3, 3), 0.1)
+    with pytest.raises(ValueError, match="delta"):
+        gfm(np.ones((3, 4)) * 0.1, 0.1)
+    with pytest.raises(ValueError, match="delta.*NaN"):
+        gfm(np.where(np.eye(3) > 0, np.nan, D), 0.1)
+    with pytest.raises(ValueError, match="delta"):
+        gfm(-D, 0.1)
+    with pytest.raises(ValueError, match="p_zero"):
+        gfm(D, 1.5)
+    with pytest.raises(ValueError, match="p_zero"):
+        gfm(D, 0.9)  # 0.9 + mass >= 0.1 * 3 * 4 / 6 = 0.2
+    with pytest.raises(ValueError, match="m = 0"):
+        gfm(np.zeros((0, 0)), 1.0)
+    with pytest.raises(ValueError, match="P.*row"):
+        gfm_from_p(np.full((2, 2), 0.6), 0.0)
+    with pytest.raises(ValueError, match="p_zero"):
+        gfm_from_p(np.array([[0.5, 0.0], [0.0, 0.0]]), 0.6)
+    with pytest.raises(ValueError, match="P"):
+        gfm_from_p(np.array([[1.5, 0.0], [0.0, 0.0]]), 0.0)
+    with pytest.raises(ValueError, match="p_zero"):
+        gfm_from_p(np.zeros((2, 2, 2)), [0.1, 0.2, 0.3])
+    for f in (fm, jansche, lewis, marginal_modes, categorical):
+        with pytest.raises(ValueError, match="p"):
+            f([0.5, 1.2])
+        with pytest.raises(ValueError, match="p.*NaN"):
+            f([0.5, np.nan])
+        with pytest.raises(ValueError, match="m = 0"):
+            f([])
+        with pytest.raises(ValueError, match="p"):
+            f(np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="p.*sum"):
+        categorical([0.6, 0.6])
+    Y = np.array([[1, 0], [0, 1]])
+    for f in (brute_force, joint_mode, threshold_marginals):
+        with pytest.raises(ValueError, match="probs"):
+            f(Y, [0.5, 0.6])
+        with pytest.raises(ValueError, match="support"):
+            f([[2, 0], [0, 1]], [0.5, 0.5])
+        with pytest.raises(ValueError, match="probs"):
+            f(Y, [1.0])
+    with pytest.raises(ValueError, match="m = 21"):
+        brute_force(np.zeros((1, 21), int), [1.0])
+    with pytest.raises(ValueError, match="h"):
+        expected_f(Y, [0.5, 0.5], [1, 0, 1])

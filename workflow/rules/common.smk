@@ -1,0 +1,83 @@
+# All Snakemake-side Python of the workflow: selected datasets and stages, input functions
+# (get_*), and the registry of each stage's targets. Logic beyond lookups lives in fmeasure.
+import os
+import sys
+
+try:
+    from fmeasure.pipeline import as_list, select_datasets
+    from fmeasure.theory_outputs import lp_surrogates
+except ImportError as _exc:
+    raise ImportError(
+        f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
+    ) from None
+
+
+wildcard_constraints:
+    dataset="[A-Za-z0-9_-]+",
+
+
+ENV = "../../envs/fmeasure.yaml"
+REPORT_CAPTIONS = os.path.join(workflow.basedir, "workflow", "report")
+DATA_DIR = config["data"]["dir"]
+STAGES = as_list(config["stages"], "stages")
+DATASETS, SKIPPED_DATASETS = select_datasets(config)
+for _message in SKIPPED_DATASETS:
+    print(f"WARNING: skipping {_message}", file=sys.stderr)
+
+# Each stage file registers its final outputs here: STAGE_TARGETS["<stage>"] = [paths].
+STAGE_TARGETS = {}
+
+
+def get_all_targets():
+    """Final outputs of the enabled stages, plus the assembled report."""
+    targets = [t for stage in STAGES for t in STAGE_TARGETS.get(stage, [])]
+    return targets + ["results/report.md"]
+
+
+def get_report_inputs():
+    """Everything the report assembles: the enabled stages' tables and figures."""
+    return [t for stage in STAGES for t in STAGE_TARGETS.get(stage, [])]
+
+
+def get_report_sections():
+    """Stage -> its outputs, in the order of `stages`, for the assembled report."""
+    return {stage: STAGE_TARGETS.get(stage, []) for stage in STAGES}
+
+
+def get_catalog_entry(wildcards):
+    return config["catalog"][wildcards.dataset]
+
+
+def get_file_spec(wildcards):
+    """The catalog's spec (name, sha256, url) of one raw file of a dataset."""
+    entry = config["catalog"][wildcards.dataset]
+    for spec in entry["files"].values():
+        if spec["name"] == wildcards.filename:
+            return spec
+    raise ValueError(f"catalog entry {wildcards.dataset!r} lists no file {wildcards.filename!r}")
+
+
+def get_mirror_subdir(wildcards):
+    return config["catalog"][wildcards.dataset].get("mirror_dir", wildcards.dataset)
+
+
+def get_raw_files(wildcards):
+    entry = config["catalog"][wildcards.dataset]
+    return [f"{DATA_DIR}/raw/{wildcards.dataset}/{f['name']}" for f in entry["files"].values()]
+
+
+def get_parsed(wildcards):
+    return f"{DATA_DIR}/parsed/{wildcards.dataset}.npz"
+
+
+def get_all_parsed(wildcards=None):
+    return [f"{DATA_DIR}/parsed/{d}.npz" for d in DATASETS]
+
+
+# ---- theory
+def get_theory_lp_rows(wildcards=None):
+    return [f"results/theory/lp/{s}.csv" for s in lp_surrogates(config["theory"]["lp"])]
+
+
+def get_theory_lp_dists(wildcards=None):
+    return [f"results/theory/lp/{s}_dist.csv" for s in lp_surrogates(config["theory"]["lp"])]

@@ -1,0 +1,14 @@
+"""Assemble results/report.md from every enabled stage's tables and figures."""
+
+from fmeasure.io import script_logging
+from fmeasure.reports import assemble_report
+
+log = script_logging(snakemake)  # noqa: F821
+assemble_report(
+    snakemake.params.sections,  # noqa: F821
+    snakemake.output[0],  # noqa: F821
+    title=snakemake.params.title,  # noqa: F821
+    skipped=snakemake.params.skipped,  # noqa: F821
+    captions_dir=snakemake.params.captions,  # noqa: F821
+)
+log.info("report written: %s", snakemake.output[0])  # noqa: F821
