@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .inference._common import CHUNK_BYTES, TOL, chunks, w_matrix
+from .inference._common import chunks, single_threaded_blas, w_matrix
 
 __all__ = ["marginals", "p_zero", "p_matrix", "delta_matrix", "joint_mode"]
 
@@ -144,6 +144,7 @@ def _p_matrix(Y, w, sparse, smax=None):
     return out
 
 
+@single_threaded_blas
 def p_matrix(Y, weights=None):
     """The matrix P (eq. 9) and P(y = 0) estimated from a sample.
 
@@ -172,6 +173,7 @@ def p_matrix(Y, weights=None):
     return (P[0], float(pz[0])) if single else (P, pz)
 
 
+@single_threaded_blas
 def delta_matrix(Y, weights=None):
     """The matrix Delta (Section 5) and P(y = 0) estimated from a sample (Section 7.1.1).
 

@@ -15,7 +15,7 @@ Ties are broken deterministically: the smaller prediction first (the empty one b
 other), then the lowest label index.
 """
 
-from .gfm import gfm, gfm_from_p
+from .general import gfm, gfm_from_p
 from .independence import expected_f_independent, fm, jansche, lewis, marginal_modes
 from .joint import brute_force, categorical, expected_f, joint_mode, threshold_marginals
 
