@@ -134,7 +134,6 @@ def test_pcc_joint_mode_beats_greedy():
 
 
 def test_pcc_exact_f_maximizer_equals_brute_force():
-    pytest.importorskip("fmeasure.estimation")
     pcc, rng = _random_chain(4, scale=2.0, seed=4)
     X = rng.normal(size=(10, 3))
     h, val = pcc.exact_f_maximizer(X)
@@ -227,7 +226,6 @@ def test_pcc_sparse_features_give_same_chain():
 
 
 def test_pcc_predict_methods_on_a_chain():
-    pytest.importorskip("fmeasure.estimation")
     pcc, rng = _random_chain(5, scale=2.0, seed=6)
     X = rng.normal(size=(30, 3))
     preds, times = pcc.predict_from_samples(X, ("mm", "fm", "gfm"), n_samples=20_000,
