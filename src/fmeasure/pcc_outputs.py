@@ -150,7 +150,7 @@ def exact_rows(model_path, dataset_path, cfg: dict) -> pd.DataFrame:
                           "expected_f": 100 * float(np.mean(value)), "inference_time_s": elapsed}])
 
 
-def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float) -> pd.DataFrame:
+def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float, cv_folds: int = 5) -> pd.DataFrame:
     """Gather the per-dataset rows, join the paper's numbers, bold the best per dataset."""
     ours = pd.concat([pd.read_csv(p) for p in row_paths], ignore_index=True)
     paper = paper_numbers("table4")
@@ -167,14 +167,17 @@ def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float) -> pd.Da
     for v in values:
         md[labels[v]] = merged[v]
         md[f"{labels[v]} paper"] = merged[f"{v}_paper"]
+        if v.endswith("_time_s"):  # times: more digits than the losses' 2 decimals
+            for c in (labels[v], f"{labels[v]} paper"):
+                md[c] = [("" if np.isnan(x) else f"{x:.3f}") for x in md[c].astype(float)]
     bold_src = best_mask(merged, DIRECTIONS, by="dataset")
     bold = pd.DataFrame(False, index=md.index, columns=md.columns)
     for v in MEASURES:
         bold[labels[v]] = bold_src[v]
     caption = (
-        "**Table 4.** PCC with four inference methods on the test sets: MM and FM and GFM from "
+        "**Table 4.** PCC with four inference methods on the test sets: MM, FM and GFM from "
         f"{int(ours.n_samples.max())} ancestral samples per instance, JM by exact search for the joint mode. "
-        "Losses and scores in %, times in seconds (training: tuning C by 5-fold CV + refit, all labels; "
+        f"Losses and scores in %, times in seconds (training: tuning C by {cv_folds}-fold CV + refit, all labels; "
         "inference: sampling + estimation + inference for the whole test set). Best of ours per dataset "
         "in bold; the paper's values beside ours. "
         f"Jaccard of an empty prediction for an empty label set = {jaccard_empty:g}."

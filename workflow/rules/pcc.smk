@@ -110,6 +110,7 @@ rule pcc_table4:
         md="results/tables/table4.md",
     params:
         jaccard_empty=config["metrics"]["jaccard_empty"],
+        cv_folds=config["pcc"]["cv_folds"],
     log:
         "logs/pcc/table4.log",
     conda:

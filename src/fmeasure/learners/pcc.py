@@ -354,9 +354,9 @@ class ProbabilisticClassifierChain(BaseEstimator):
         V = self.coef_y_.astype(np.float32)
         S = np.empty((m, N), dtype=np.float32)
         b = max(1, int(self.block_size))
-        # one uniform per (label, sample): 24 random bits each, as rng.random(dtype=float32) uses,
-        # but drawn as raw bytes (3-4x faster); u24 / 2^24 is uniform on [0, 1).
-        U = np.frombuffer(rng.bytes(4 * m * N), dtype=np.uint32).reshape(m, N)
+        # one uniform per (label, sample): the top 24 bits of a raw 32-bit draw (as
+        # rng.random(dtype=float32) does, but 2-3x faster); u24 / 2^24 is uniform on [0, 1).
+        U = rng.bit_generator.random_raw((m * N + 1) // 2).view(np.uint32)[: m * N].reshape(m, N)
         with np.errstate(over="ignore", invalid="ignore"):
             for j0 in range(0, m, b):
                 j1 = min(j0 + b, m)
