@@ -82,6 +82,28 @@ def test_pcc_sampler_empirical_joint_matches_exact(block_size):
         np.testing.assert_allclose(counts / n, probs[i], atol=0.015)
 
 
+def test_pcc_tree_sampler_counts_match_exact_joint():
+    # Binomial splitting down the tree: same multiset distribution as n ancestral samples.
+    pcc, rng = _random_chain(4, scale=3.0, seed=2)
+    pcc.chunk_size = 3000
+    X = rng.normal(size=(3, 3))
+    n = 20_000
+    out = pcc.sample_counts(X, n_samples=n, random_state=5)
+    support, probs = pcc.joint_distribution(X)
+    for i, (Y, counts) in enumerate(out):
+        assert counts.sum() == n and np.all(counts > 0)
+        assert len({tuple(r) for r in Y}) == len(Y)  # distinct vectors
+        codes = Y.astype(np.int64) @ (1 << np.arange(3, -1, -1))
+        freq = np.bincount(codes, weights=counts, minlength=16)
+        ok = probs[i] * n > 5
+        obs = np.r_[freq[ok], freq[~ok].sum()]
+        exp = np.r_[probs[i][ok] * n, probs[i][~ok].sum() * n]
+        if exp[-1] == 0:
+            obs, exp = obs[:-1], exp[:-1]
+        assert stats.chisquare(obs, exp).pvalue > 1e-3
+        np.testing.assert_allclose(freq / n, probs[i], atol=0.015)
+
+
 def test_pcc_sampler_is_reproducible_and_seed_dependent():
     pcc, rng = _random_chain(5, seed=3)
     X = rng.normal(size=(4, 3))
@@ -225,8 +247,10 @@ def test_pcc_sparse_features_give_same_chain():
                                rtol=1e-5, atol=1e-7)
 
 
-def test_pcc_predict_methods_on_a_chain():
+@pytest.mark.parametrize("sampler", ["tree", "dense"])
+def test_pcc_predict_methods_on_a_chain(sampler):
     pcc, rng = _random_chain(5, scale=2.0, seed=6)
+    pcc.sampler = sampler
     X = rng.normal(size=(30, 3))
     preds, times = pcc.predict_from_samples(X, ("mm", "fm", "gfm"), n_samples=20_000,
                                             random_state=0, return_times=True)

@@ -46,6 +46,8 @@ SAMPLE_METHODS = ("mm", "fm", "gfm")
 #: Default tuning grid of the paper (Section 7.2): C in {1e-4, ..., 1e3}.
 DEFAULT_CS = tuple(10.0**k for k in range(-4, 4))
 _INV24 = np.float32(2.0**-24)
+# the tree sampler's memory grows with distinct prefixes, not samples: bigger instance chunks
+_TREE_CHUNK_FACTOR = 8
 
 
 def _log_sigmoid(z):
@@ -161,6 +163,12 @@ class ProbabilisticClassifierChain(BaseEstimator):
     block_size : int, default 16
         Labels per block in the sampler; within a block labels are drawn one by one, the
         contribution of earlier blocks is one matrix product.
+    sampler : {"dense", "tree"}, default "dense"
+        How :meth:`predict_from_samples` draws its samples. "dense": every sample vector, as
+        :meth:`sample` returns them; "tree": the same multiset as distinct vectors with counts,
+        by binomial splitting down the chain (:meth:`sample_counts`), whose cost grows with the
+        number of distinct prefixes instead of the number of samples. Both are exact ancestral
+        sampling; estimates from them have the same distribution (not the same random stream).
     standardize : bool, default True
         Scale features to unit variance (and centre them, for dense X) before fitting, as the
         lbfgs solver converges far faster on scaled data. The paper (Mallet) does not say; the
@@ -196,8 +204,9 @@ class ProbabilisticClassifierChain(BaseEstimator):
     """
 
     def __init__(self, Cs=DEFAULT_CS, cv=5, inference="gfm", n_samples=1000, random_state=0,
-                 n_jobs=None, chunk_size=16_000, block_size=16, standardize=True):
+                 n_jobs=None, chunk_size=16_000, block_size=16, standardize=True, sampler="dense"):
         self.Cs = Cs
+        self.sampler = sampler
         self.standardize = standardize
         self.cv = cv
         self.inference = inference
@@ -378,8 +387,74 @@ class ProbabilisticClassifierChain(BaseEstimator):
                     np.less(t, 1.0, out=S[j])
         return S.T.reshape(c, n_samples, m).astype(np.int8)
 
-    def _chunks(self, n, n_samples):
-        step = max(1, int(self.chunk_size) // max(1, n_samples))
+    def _sample_tree(self, A, n_samples, rng):
+        """Ancestral sampling as counts of distinct vectors: (Y int8 (c, R, m), counts (c, R)).
+
+        The multiset of ``n_samples`` ancestral samples has the same distribution as splitting
+        ``n_samples`` down the chain's probability tree: at label j each distinct prefix with
+        count k sends Binomial(k, P(y_j = 1 | x, prefix)) of its samples to the child with y_j = 1
+        and the rest to y_j = 0. Work grows with the number of distinct prefixes (at most
+        ``n_samples`` per level, usually far fewer), not with ``n_samples``. Rows of an instance
+        beyond its own number of distinct vectors are zero vectors with count 0.
+        """
+        c, m = A.shape
+        V = self.coef_y_
+        inst = np.arange(c)
+        cnt = np.full(c, n_samples, dtype=np.int64)
+        Z = A.copy()  # logits of all labels given each frontier prefix
+        pref = np.zeros((c, m), dtype=np.int8)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for j in range(m):
+                p = np.exp(_log_sigmoid(Z[:, j]))
+                k1 = rng.binomial(cnt, p)
+                k0 = cnt - k1
+                s0, s1 = np.flatnonzero(k0), np.flatnonzero(k1)
+                inst = np.concatenate([inst[s0], inst[s1]])
+                cnt = np.concatenate([k0[s0], k1[s1]])
+                pref = np.concatenate([pref[s0], pref[s1]])
+                pref[s0.size:, j] = 1
+                if j + 1 < m:
+                    Z = np.concatenate([Z[s0], Z[s1]])
+                    Z[s0.size:, j + 1:] += V[j + 1:, j]
+        order = np.argsort(inst, kind="stable")
+        inst, cnt, pref = inst[order], cnt[order], pref[order]
+        sizes = np.bincount(inst, minlength=c)
+        pos = np.arange(inst.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        Y = np.zeros((c, max(1, int(sizes.max())), m), dtype=np.int8)
+        W = np.zeros(Y.shape[:2])
+        Y[inst, pos] = pref
+        W[inst, pos] = cnt
+        return Y, W
+
+    def sample_counts(self, X, n_samples=None, random_state=None):
+        """Ancestral samples as distinct label vectors with counts (exact, and much faster).
+
+        Same distribution as counting the rows of :meth:`sample`; see :meth:`_sample_tree`.
+
+        Returns
+        -------
+        list of (Y int8 (r_i, m), counts (r_i,)) per instance
+
+        Examples
+        --------
+        >>> pcc = ProbabilisticClassifierChain.from_parameters(np.zeros((2, 1)), np.zeros((2, 2)), [50.0, -50.0])
+        >>> Y, counts = pcc.sample_counts(np.zeros((1, 1)), n_samples=10, random_state=0)[0]
+        >>> Y.tolist(), counts.tolist()
+        ([[1, 0]], [10])
+        """
+        n_samples = self._n_samples(n_samples)
+        A = self.feature_logits(X)
+        rng = self._rng(random_state)
+        out = []
+        for sl in self._chunks(A.shape[0], n_samples, factor=_TREE_CHUNK_FACTOR):
+            Y, W = self._sample_tree(A[sl], n_samples, rng)
+            for i in range(Y.shape[0]):
+                keep = W[i] > 0
+                out.append((Y[i][keep], W[i][keep].astype(np.int64)))
+        return out
+
+    def _chunks(self, n, n_samples, factor=1):
+        step = max(1, int(self.chunk_size) * factor // max(1, n_samples))
         for start in range(0, n, step):
             yield slice(start, min(n, start + step))
 
@@ -444,6 +519,8 @@ class ProbabilisticClassifierChain(BaseEstimator):
         if bad:
             raise ValueError(f"methods must be among {SAMPLE_METHODS}, got {bad}")
         n_samples = self._n_samples(n_samples)
+        if self.sampler not in ("tree", "dense"):
+            raise ValueError(f"sampler must be 'tree' or 'dense', got {self.sampler!r}")
         from fmeasure import estimation, inference
 
         t0 = time.perf_counter()
@@ -452,17 +529,21 @@ class ProbabilisticClassifierChain(BaseEstimator):
         t_sample = time.perf_counter() - t0
         times = dict.fromkeys(methods, 0.0)
         out = {k: np.empty(A.shape, dtype=np.int8) for k in methods}
-        for sl in self._chunks(A.shape[0], n_samples):
+        factor = _TREE_CHUNK_FACTOR if self.sampler == "tree" else 1
+        for sl in self._chunks(A.shape[0], n_samples, factor=factor):
             t0 = time.perf_counter()
-            S = self._sample_block(A[sl], n_samples, rng)
+            if self.sampler == "tree":
+                S, W = self._sample_tree(A[sl], n_samples, rng)
+            else:
+                S, W = self._sample_block(A[sl], n_samples, rng), None
             t_sample += time.perf_counter() - t0
             for k in methods:
                 t0 = time.perf_counter()
                 if k == "gfm":
-                    delta, p_zero = estimation.delta_matrix(S)
+                    delta, p_zero = estimation.delta_matrix(S, weights=W)
                     h, _ = inference.gfm(delta, p_zero)
                 else:
-                    p = estimation.marginals(S)
+                    p = estimation.marginals(S, weights=W)
                     h, _ = inference.marginal_modes(p) if k == "mm" else inference.fm(p)
                 out[k][sl] = h
                 times[k] += time.perf_counter() - t0
