@@ -575,10 +575,10 @@ class ProbabilisticClassifierChain(BaseEstimator):
 
         Examples
         --------
-        >>> pcc = ProbabilisticClassifierChain.from_parameters(np.zeros((2, 1)), [[0, 0], [3.0, 0]], [0.0, -1.5])
+        >>> pcc = ProbabilisticClassifierChain.from_parameters(np.zeros((2, 1)), [[0, 0], [3.0, 0]], [-0.5, -1.5])
         >>> h, p = pcc.joint_mode(np.zeros((1, 1)))
         >>> h.tolist(), round(float(p[0]), 3)
-        ([[0, 0]], 0.409)
+        ([[0, 0]], 0.509)
         """
         A = self.feature_logits(X)
         n, m = A.shape
