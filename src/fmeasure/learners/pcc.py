@@ -37,6 +37,8 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
 
+from fmeasure.inference._common import single_threaded_blas
+
 logger = logging.getLogger(__name__)
 
 #: Inference methods understood by :meth:`ProbabilisticClassifierChain.predict`.
@@ -135,6 +137,11 @@ def _enumerate(m):
     k = np.arange(2**m, dtype=np.int64)
     shifts = np.arange(m - 1, -1, -1, dtype=np.int64)
     return ((k[:, None] >> shifts[None, :]) & 1).astype(np.int8)
+
+
+# Sampling and search use many small matrix products: a multi-threaded BLAS on a shared machine
+# spends most of its time waiting for its threads (3x slower measured here), so these methods run
+# with BLAS limited to one thread (the inference core's helper).
 
 
 class ProbabilisticClassifierChain(BaseEstimator):
@@ -351,6 +358,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         return np.random.default_rng(seed)
 
     # ------------------------------------------------------------------ sampling
+    @single_threaded_blas
     def _sample_block(self, A, n_samples, rng):
         """Ancestral samples for the instances of A (c, m): int8 (c, n_samples, m).
 
@@ -387,6 +395,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
                     np.less(t, 1.0, out=S[j])
         return S.T.reshape(c, n_samples, m).astype(np.int8)
 
+    @single_threaded_blas
     def _sample_tree(self, A, n_samples, rng):
         """Ancestral sampling as counts of distinct vectors: (Y int8 (c, R, m), counts (c, R)).
 
@@ -458,6 +467,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         for start in range(0, n, step):
             yield slice(start, min(n, start + step))
 
+    @single_threaded_blas
     def sample(self, X, n_samples=None, random_state=None):
         """Ancestral sampling: ``n_samples`` label vectors per instance from the chain.
 
@@ -492,6 +502,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         return int(n_samples)
 
     # ------------------------------------------------------------------ inference
+    @single_threaded_blas
     def predict_from_samples(self, X, methods=SAMPLE_METHODS, n_samples=None, random_state=None,
                              return_times=False):
         """MM, FM and/or GFM predictions from ancestral samples (shared by all methods).
@@ -559,6 +570,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         """
         return _greedy_from_logits(self.feature_logits(X), self.coef_y_)
 
+    @single_threaded_blas
     def joint_mode(self, X, max_frontier=4096):
         """Exact joint mode argmax_y P(y | x) of the chain (JM, subset 0/1-optimal).
 
@@ -589,6 +601,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
             H[s:s + step], P[s:s + step] = _joint_mode_levelwise(A[s:s + step], self.coef_y_, max_frontier)
         return H, P
 
+    @single_threaded_blas
     def joint_distribution(self, X, max_labels=16):
         """Exact P(y | x) for all 2^m label vectors (reference method, m <= ``max_labels``).
 
