@@ -7,16 +7,25 @@ import scipy.sparse as sp
 
 #: absolute tolerance when checking that probabilities lie in [0, 1] and masses do not exceed 1
 TOL = 1e-8
+#: Expected F-values closer than this are ties: the earlier candidate (the smaller prediction)
+#: wins, so that exact ties are not settled by floating-point round-off.
+TIE_TOL = 1e-12
 #: target size (bytes) of the largest temporary array a chunk may allocate (keeps every call < ~1 GB)
 CHUNK_BYTES = 64 * 2**20
 
 
 def as_float(x, name, ndims, check_finite=True):
-    """Convert ``x`` to a float64 array with ``x.ndim in ndims``; reject NaN/inf and sparse."""
+    """Convert ``x`` to a float64 array with ``x.ndim in ndims``; reject NaN/inf and sparse.
+
+    With ``check_finite=False`` numeric arrays keep their dtype (the caller converts and checks
+    them chunk by chunk, so that a large float32 input is never copied whole).
+    """
     if sp.issparse(x):
         raise ValueError(f"{name}: sparse input is not supported here, pass a dense array")
     try:
-        a = np.asarray(x, dtype=np.float64)
+        a = np.asarray(x)
+        if a.dtype.kind not in "fiub" or (check_finite and a.dtype != np.float64):
+            a = a.astype(np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name}: cannot convert to a float array ({exc})") from None
     if a.ndim not in ndims:
@@ -35,13 +44,6 @@ def check_unit(a, name, what="probabilities"):
     if lo < -TOL or hi > 1 + TOL:
         raise ValueError(f"{name}: {what} must lie in [0, 1], got values in [{lo:.6g}, {hi:.6g}]")
     return np.clip(a, 0.0, 1.0) if lo < 0 or hi > 1 else a
-
-
-def check_nonneg(a, name):
-    lo = a.min()
-    if lo < -TOL:
-        raise ValueError(f"{name}: entries must be non-negative, got minimum {lo:.6g}")
-    return np.maximum(a, 0.0)
 
 
 def p_zero_vector(p_zero, n, single):
@@ -137,21 +139,6 @@ def out(h, value, single):
     return h, np.asarray(value, dtype=np.float64)
 
 
-def topk_mask(scores, k):
-    """(n, m) int8 mask of the k[j] highest scores per row; ties -> lowest index first."""
-    n, m = scores.shape
-    order = np.argsort(-scores, axis=1, kind="stable")
-    h = np.zeros((n, m), dtype=np.int8)
-    rows = np.arange(n)[:, None]
-    h[rows, order] = (np.arange(m)[None, :] < np.asarray(k)[:, None]).astype(np.int8)
-    return h
-
-
-def first_argmax(values, rtol=0.0):
-    """Index of the first maximum per row (smallest k wins ties)."""
-    return np.argmax(values, axis=1)
-
-
 _BLAS_CONTROLLER = None
 
 
@@ -175,3 +162,17 @@ def single_threaded_blas(fn):
             return fn(*args, **kwargs)
 
     return wrapper
+
+
+def first_max(vals, tol=TIE_TOL):
+    """Index of the first entry of each row within ``tol`` of the row's maximum.
+
+    Candidates are ordered by preference (the empty prediction, then growing sizes), so among
+    (numerically) tied expected F-values the earlier one wins deterministically.
+
+    >>> first_max(np.array([[0.5, 0.5 + 1e-15, 0.2]]))
+    array([0])
+    """
+    vals = np.asarray(vals)
+    best = vals.max(axis=-1, keepdims=True)
+    return np.argmax(vals >= best - tol, axis=-1)

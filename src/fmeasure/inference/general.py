@@ -13,8 +13,8 @@ Conventions (DESIGN.md):
 
 Speed: the algorithm is vectorised over a batch of instances (no Python loop over instances).
 Columns k that provably cannot win are skipped: E_k <= min(colsum_k, k * colmax_k) for Delta, and
-E_k <= sum_s 2 min(S_s, k M_s) / (s + k) for P (S_s, M_s = column sum and max of P), compared with a
-lower bound on the optimum (P(y = 0), E_1 and E at the expected label count). Labels whose P-row is
+E_k <= sum_s 2 S_s / (s + k) for P (S_s = column sum of P: every label of count s taken), compared
+with a lower bound on the optimum (P(y = 0), E_1 and E at the expected label count). Labels whose P-row is
 zero are dropped, and columns k above the number of remaining labels cannot win (E_k = column sum is
 strictly decreasing there). Columns s of P above the largest count with non-zero mass are skipped.
 """
@@ -25,10 +25,10 @@ import logging
 
 import numpy as np
 
-from ._common import (TOL, as_float, chunks, out, p_zero_vector, single_threaded_blas,
+from ._common import (TOL, as_float, chunks, first_max, out, p_zero_vector, single_threaded_blas,
                       w_matrix)
 
-__all__ = ["gfm", "gfm_from_p"]
+__all__ = ["gfm", "gfm_from_p", "gfm_from_samples"]
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ def _select(DT, E, p0):
     """Choose the best size (first maximum, k = 0 first) and build h from column k of DT (n, K, r)."""
     n, K, r = DT.shape
     vals = np.concatenate([p0[:, None], E], axis=1)
-    kbest = np.argmax(vals, axis=1)
+    kbest = first_max(vals)
     value = vals[np.arange(n), kbest]
     col = DT[np.arange(n), np.maximum(kbest - 1, 0), :]  # (n, r)
     order = np.argsort(-col, axis=1, kind="stable")  # ties: lowest index first
@@ -126,7 +126,7 @@ def gfm(delta, p_zero):
     V = np.empty(n)
     kvec = np.arange(1, m + 1, dtype=np.float64)
     for sl in chunks(n, 8 * m * m * 3, budget=8 * 2**20):
-        Dc, pc = D[sl], p0[sl]
+        Dc, pc = D[sl].astype(np.float64, copy=False), p0[sl]
         _check_chunk_delta(Dc, pc, sl.start)
         Dc = np.maximum(Dc, 0.0) if Dc.min() < 0 else Dc
         colsum = Dc.sum(axis=1)
@@ -157,7 +157,6 @@ def _gfm_compact(A, p0, colS=None):
     W = w_matrix(S, r)  # (S, r): only k <= r can win
     if colS is None:
         colS = A.sum(axis=1)  # (n, S)
-    colM = A.max(axis=1)
     svec = np.arange(1, S + 1, dtype=np.float64)
     mass = (colS / svec).sum(axis=1)
     mean_s = colS.sum(axis=1) / np.where(mass > 0, mass, 1.0)
@@ -168,31 +167,33 @@ def _gfm_compact(A, p0, colS=None):
     dk = -np.sort(-dk, axis=1)
     Ek = np.take_along_axis(np.cumsum(dk, axis=1), (k_hat - 1)[:, None], axis=1)[:, 0]
     lower = np.maximum(np.maximum(p0, d1.max(axis=1)), Ek)
-    # upper bound per k: E_k <= sum_s 2 min(S_s, k M_s) / (s + k)
-    kvec = np.arange(1, r + 1, dtype=np.float64)
-    ub = np.einsum("nsk,sk->nk", np.minimum(colS[:, :, None], colM[:, :, None] * kvec), W)
-    K = _cutoff(ub, lower)
+    # upper bound per k: E_k <= sum_s 2 S_s / (s + k) (all of column s taken: recall 1); it is
+    # decreasing in k, and tight for the large k that we want to rule out
+    K = _cutoff(colS @ W, lower)
+    log.debug("gfm block: %d instances, %d labels, counts <= %d, sizes k <= %d", n, r, S, K)
     D = (A.reshape(n * r, S) @ W[:, :K]).reshape(n, r, K)
     DT = np.ascontiguousarray(D.transpose(0, 2, 1))
     return _select(DT, _topk_sums(DT), p0)
 
 
-def _check_chunk_p(A, p0, offset):
-    """Validate a chunk of P; return (row sums (n, m), column sums (n, m))."""
+def _check_chunk_p(A, p0, offset, tol=TOL):
+    """Validate a chunk of P; return (row sums (n, m), column sums (n, m)).
+
+    ``tol`` is the tolerance on sums (larger for float32 inputs)."""
     rows = A.sum(axis=2)
     if not np.all(np.isfinite(rows)):
         raise ValueError("P: contains NaN or infinite values")
     lo = A.min()
     if lo < -TOL:
         raise ValueError(f"P: probabilities must lie in [0, 1], got minimum {lo:.6g}")
-    if rows.max() > 1 + TOL:
+    if rows.max() > 1 + tol:
         j, i = np.unravel_index(np.argmax(rows), rows.shape)
         raise ValueError(f"P: row {i} sums to {rows[j, i]:.6g} > 1 (a row is P(y_i = 1))"
                          f" for instance {offset + j}")
     cols = A.sum(axis=1)
     m = A.shape[1]
     mass = (cols / np.arange(1, m + 1)).sum(axis=1)  # sum_s P(s_y = s)
-    bad = p0 + mass > 1 + 1e-6
+    bad = p0 + mass > 1 + max(tol, 1e-6)
     if bad.any():
         j = int(np.argmax(bad))
         raise ValueError(f"p_zero: p_zero + sum_s P(s_y = s) = {p0[j] + mass[j]:.9g} > 1 "
@@ -243,25 +244,87 @@ def gfm_from_p(P, p_zero):
         raise ValueError(f"P: expected square (m, m) matrices (rows labels, columns s = 1..m), "
                          f"got shape {A.shape[-2:]}")
     p0 = p_zero_vector(p_zero, n, single)
+    # rounding of the input's own dtype (float32 model outputs) when checking sums
+    eps = np.finfo(A.dtype).eps if A.dtype.kind == "f" else 0.0
+    tol = max(TOL, 4 * m * eps)
     H = np.zeros((n, m), dtype=np.int8)
     V = np.empty(n)
     for sl in chunks(n, 8 * m * m * 2, budget=8 * 2**20):
-        Ac, pc = A[sl], p0[sl]
-        rows, cols = _check_chunk_p(Ac, pc, sl.start)
-        active = rows > 0
-        r = int(active.sum(axis=1).max())
-        colany = (cols > 0).any(axis=0)
-        S = int(m - np.argmax(colany[::-1])) if colany.any() else 0
-        if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
-            V[sl] = pc
-            continue
-        Ac = Ac[:, :, :S]
-        if Ac.min() < 0:  # tiny negative rounding errors (validated above)
-            Ac = np.maximum(Ac, 0.0)
-        if r < m:
-            idx = np.argsort(~active, axis=1, kind="stable")[:, :r]  # active rows, in label order
-            h, V[sl] = _gfm_compact(np.take_along_axis(Ac, idx[:, :, None], axis=1), pc, cols[:, :S])
-            np.put_along_axis(H[sl], idx, h, axis=1)
-        else:
-            H[sl], V[sl] = _gfm_compact(np.ascontiguousarray(Ac), pc, cols[:, :S])
+        Ac = A[sl].astype(np.float64, copy=False)
+        rows, cols = _check_chunk_p(Ac, p0[sl], sl.start, tol)
+        H[sl], V[sl] = _gfm_p_block(Ac, p0[sl], rows, cols)
+    return out(H, V, single)
+
+
+def _gfm_p_block(Ac, pc, rows, cols):
+    """GFM for a validated block of P matrices Ac (n, m, S'), with its row and column sums."""
+    n, m, _ = Ac.shape
+    H = np.zeros((n, m), dtype=np.int8)
+    active = rows > 0
+    r = int(active.sum(axis=1).max())
+    colany = (cols > 0).any(axis=0)
+    S = int(len(colany) - np.argmax(colany[::-1])) if colany.any() else 0
+    if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
+        return H, pc.copy()
+    Ac = Ac[:, :, :S]
+    if Ac.min() < 0:  # tiny negative rounding errors (validated by the caller)
+        Ac = np.maximum(Ac, 0.0)
+    if r < m:
+        idx = np.argsort(~active, axis=1, kind="stable")[:, :r]  # active rows, in label order
+        h, V = _gfm_compact(np.take_along_axis(Ac, idx[:, :, None], axis=1), pc, cols[:, :S])
+        np.put_along_axis(H, idx, h, axis=1)
+    else:
+        H, V = _gfm_compact(np.ascontiguousarray(Ac), pc, cols[:, :S])
+    return H, V
+
+
+@single_threaded_blas
+def gfm_from_samples(Y, weights=None):
+    """GFM straight from label samples: the fast path for kNN neighbourhoods and PCC samples.
+
+    Equivalent to ``gfm_from_p(*fmeasure.estimation.p_matrix(Y, weights))`` (same prediction and
+    value) but never forms an (m, m) matrix for a sparse sample: only the labels that occur and
+    the counts that occur enter the computation.
+
+    Parameters
+    ----------
+    Y : array-like (n_samples, m) or (n, n_samples, m), or sparse (n_samples, m); values in {0, 1}
+    weights : array-like (n_samples,) or (n, n_samples), optional
+
+    Returns
+    -------
+    h : ndarray of int8, shape (m,) or (n, m)
+    value : float or ndarray of shape (n,)
+        Expected F-measure of ``h`` under the empirical (weighted) distribution of the sample.
+
+    Examples
+    --------
+    >>> h, v = gfm_from_samples([[1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 0, 1]])
+    >>> h, round(v, 4)
+    (array([1, 0, 0], dtype=int8), 0.5833)
+    """
+    from .. import estimation as est
+
+    Y, w, single, sparse = est._samples(Y, weights)
+    s = est._counts(Y, sparse)
+    smax = int(s.max())
+    p0 = (w * (s == 0)).sum(axis=1)
+    m = Y.shape[-1]
+    if smax == 0:
+        return out(np.zeros((len(p0), m), np.int8), p0, single)
+    if sparse:
+        labels, comp = np.unique(Y.indices, return_inverse=True)
+        rows_of_nz = np.repeat(np.arange(Y.shape[0]), np.diff(Y.indptr))
+        Pc = np.bincount(comp.ravel() * smax + (s[0, rows_of_nz] - 1), weights=w[0, rows_of_nz],
+                         minlength=len(labels) * smax).reshape(1, len(labels), smax)
+        h, v = _gfm_compact(Pc, p0)
+        H = np.zeros((1, m), np.int8)
+        H[0, labels] = h[0]
+        return out(H, v, single)
+    n = Y.shape[0]
+    H = np.zeros((n, m), dtype=np.int8)
+    V = np.empty(n)
+    for sl in chunks(n, 8 * m * smax * 3 + Y.shape[1] * m, budget=8 * 2**20):
+        A = est._p_matrix(Y[sl], w[sl], False, smax=smax)
+        H[sl], V[sl] = _gfm_p_block(A, p0[sl], A.sum(axis=2), A.sum(axis=1))
     return out(H, V, single)
