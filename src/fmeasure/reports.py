@@ -79,10 +79,10 @@ def _caption(captions_dir, stem: str) -> str:
     return ""
 
 
-def _stage_notes(notes_dir, stage: str) -> list[str]:
+def _stage_notes(notes, stage: str) -> list[str]:
     """The analysis written for a stage (``docs/<stage>.md``), headings moved one level down."""
-    path = Path(notes_dir) / f"{stage}.md" if notes_dir else None
-    if not path or not path.is_file():
+    path = {Path(p).stem: Path(p) for p in notes}.get(stage)
+    if path is None:
         return []
     lines = path.read_text().rstrip().splitlines()
     if lines and lines[0].startswith("# "):
@@ -91,7 +91,7 @@ def _stage_notes(notes_dir, stage: str) -> list[str]:
 
 
 def assemble_report(sections: dict, out_path, *, title: str, skipped=(), captions_dir=None,
-                    notes_dir=None) -> None:
+                    notes=()) -> None:
     """Write a Markdown report: one section per stage, its tables inline and figures linked.
 
     Parameters
@@ -103,8 +103,8 @@ def assemble_report(sections: dict, out_path, *, title: str, skipped=(), caption
         The report (``results/report.md``); figure links are made relative to it.
     skipped : list of str
         Messages about datasets left out of this run.
-    notes_dir : path, optional
-        Folder of per-stage analyses (``<stage>.md``), printed after each stage's outputs under
+    notes : list of paths, optional
+        Per-stage analyses named ``<stage>.md``, printed after each stage's outputs under
         "Analysis" (what the numbers mean, where they differ from the paper and why).
     """
     out_dir = Path(out_path).parent
@@ -136,8 +136,8 @@ def assemble_report(sections: dict, out_path, *, title: str, skipped=(), caption
                 others.append(p)
         if others:
             lines += ["Other outputs: " + ", ".join(f"`{o}`" for o in others), ""]
-        notes = _stage_notes(notes_dir, stage)
-        if notes:
-            lines += ["### Analysis", ""] + notes
+        analysis = _stage_notes(notes, stage)
+        if analysis:
+            lines += ["### Analysis", ""] + analysis
     with atomic_output(out_path) as tmp:
         tmp.write_text("\n".join(lines) + "\n")

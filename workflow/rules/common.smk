@@ -88,3 +88,16 @@ def get_theory_lp_rows(wildcards=None):
 
 def get_theory_lp_dists(wildcards=None):
     return [f"results/theory/lp/{s}_dist.csv" for s in lp_surrogates(config["theory"]["lp"])]
+
+
+# ---- pcc
+def get_pcc_table4_rows(wildcards=None):
+    return [f"results/pcc/{d}/table4_rows.csv" for d in DATASETS]
+
+
+def get_pcc_curves(wildcards=None):
+    return [f"results/pcc/{d}/curve_{n}.csv" for d in DATASETS for n in config["pcc"]["figure5"]["n_samples"]]
+
+
+def get_pcc_exact(wildcards=None):
+    return [f"results/pcc/{d}/exact.csv" for d in DATASETS]

@@ -15,7 +15,6 @@ rule assemble_report:
         sections=get_report_sections(),
         skipped=SKIPPED_DATASETS,
         captions=REPORT_CAPTIONS,
-        notes_dir=REPORT_NOTES,
     log:
         "logs/report/assemble.log",
     conda:
