@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["fmeasure.metrics", "fmeasure.estimation", "fmeasure.inference.gfm",
+MODULES = ["fmeasure.metrics", "fmeasure.estimation", "fmeasure.inference.general",
            "fmeasure.inference.independence", "fmeasure.inference.joint"]
 
 

@@ -294,11 +294,20 @@ def test_section_4_3_thresholding_example_m12():
     hb, vb = brute_force(Y, pr)
     assert vb == pytest.approx(0.39)
     ht, vt = threshold_marginals(Y, pr)
-    assert vt < v - 1e-3  # thresholding is suboptimal here
-    # best threshold: {2} (0.4 * 2 * 1/7 * 2 ... ) computed by hand below
-    cands = {"{2}": [0, 1] + [0] * 10, "{1,2}": [1, 1] + [0] * 10}
-    best = max(exp_f_plain(Y, pr, g) for g in cands.values())
-    assert vt == pytest.approx(max(best, 0.21, exp_f_plain(Y, pr, [1] * 12)))
+    # best threshold keeps labels {1, 2}: 0.39 * 2/3 + 0.2 * 2/8 + 0.2 * 2/8 = 0.36 (regret 0.03)
+    np.testing.assert_array_equal(ht, [1, 1] + [0] * 10)
+    assert vt == pytest.approx(0.36)
+    assert exp_f_plain(Y, pr, ht) == pytest.approx(0.36)
+    for theta in list(p) + [2.0]:  # no threshold does better
+        assert exp_f_plain(Y, pr, (p >= theta).astype(int)) <= 0.36 + 1e-12
+
+
+def test_section_4_1_independence_methods_miss_the_second_maximizer():
+    Y2 = np.array([[0, 0, 0, 0], [1, 0, 0, 1], [1, 0, 1, 0], [1, 1, 0, 0]])
+    p2 = np.array([0.5, 0.1, 0.2, 0.2])
+    h, _ = fm(est.marginals(Y2, p2))
+    np.testing.assert_array_equal(h, [1, 0, 0, 0])
+    assert expected_f(Y2, p2, h) == pytest.approx(1 / 3)  # regret 1/6 against (0000)
 
 
 # ---------------------------------------------------------------- bad input
@@ -348,3 +357,142 @@ def test_bad_inputs_name_the_argument():
         brute_force(np.zeros((1, 21), int), [1.0])
     with pytest.raises(ValueError, match="h"):
         expected_f(Y, [0.5, 0.5], [1, 0, 1])
+
+
+# ---------------------------------------------------------------- numerics for large m
+
+def _pb_tree(p):
+    """Poisson-binomial pmf by a product tree of polynomials (1 - p_i + p_i x), multiplied with
+    FFT convolutions: an independent method (no recursion shared with the library)."""
+    from scipy.signal import fftconvolve
+    polys = [np.array([1 - x, x]) for x in p] or [np.ones(1)]
+    while len(polys) > 1:
+        nxt = [fftconvolve(polys[i], polys[i + 1]) if len(polys[i]) > 64 else
+               np.convolve(polys[i], polys[i + 1]) for i in range(0, len(polys) - 1, 2)]
+        if len(polys) % 2:
+            nxt.append(polys[-1])
+        polys = nxt
+    return np.clip(polys[0], 0.0, 1.0)
+
+
+def _ef_reference(q_sorted, k):
+    """E[F] of the top-k labels under independence, by the exact double sum over (a, b)."""
+    A = _pb_tree(q_sorted[:k])
+    B = _pb_tree(q_sorted[k:])
+    if k == 0:
+        return float(B[0])
+    b = np.arange(len(B), dtype=float)[None, :]
+    total = 0.0
+    for a0 in range(0, k + 1, 512):
+        a = np.arange(a0, min(k + 1, a0 + 512), dtype=float)[:, None]
+        total += float(A[a0:a0 + len(a)] @ ((2 * a / (k + a + b)) @ B))
+    return total
+
+
+@pytest.mark.parametrize("profile", ["uniform", "extreme"])
+def test_fm_numerically_sound_m10000(profile):
+    rng = np.random.default_rng(11)
+    m = 10_000
+    if profile == "uniform":
+        p = rng.random(m)
+    else:  # exact 0 and 1, near-certain and negligible labels
+        p = rng.choice([0.0, 1.0, 0.999, 1e-12, 0.5], size=m)
+    h, v = fm(p)
+    assert np.isfinite(v) and 0 <= v <= 1
+    k = int(h.sum())
+    # h holds the k largest marginals
+    assert p[h == 1].min(initial=1.0) >= p[h == 0].max(initial=0.0)
+    q = -np.sort(-p)
+    assert v == pytest.approx(_ef_reference(q, k), abs=1e-9)
+    for dk in ((-1, 1) if profile == "uniform" else ()):
+        if 0 <= k + dk <= m:
+            assert _ef_reference(q, k + dk) <= v + 1e-9
+    # value is also the exact expected F of h computed by a second recursion
+    assert expected_f_independent(p, h) == pytest.approx(v, abs=1e-9)
+
+
+def test_fm_checkpointed_recursion_matches_full():
+    from fmeasure.inference.independence import _fm_values
+    rng = np.random.default_rng(12)
+    for m in (1, 2, 7, 31):
+        q = -np.sort(-rng.random((4, m)), axis=1)
+        ref = _fm_values(q, c=m)
+        for c in (1, 2, 3, 5):
+            np.testing.assert_allclose(_fm_values(q, c=c), ref, atol=1e-15)
+
+
+def test_gfm_from_samples_equals_p_route():
+    import scipy.sparse as sp
+    from fmeasure.inference import gfm_from_samples
+    rng = np.random.default_rng(13)
+    for m in (1, 4, 9, 40):
+        Yb = (rng.random((6, 30, m)) < rng.uniform(0.02, 0.5)).astype(np.int8)
+        Yb[0] = 0  # an all-empty sample
+        w = rng.random((6, 30))
+        h, v = gfm_from_samples(Yb, w)
+        h2, v2 = gfm_from_p(*est.p_matrix(Yb, w))
+        np.testing.assert_allclose(v, v2, atol=1e-12)
+        np.testing.assert_allclose(expected_f(Yb, w / w.sum(1, keepdims=True), h), v, atol=1e-12)
+        for i in range(6):
+            hs, vs = gfm_from_samples(sp.csr_matrix(Yb[i]), w[i])
+            assert vs == pytest.approx(v[i], abs=1e-12)
+            np.testing.assert_array_equal(hs, h[i])
+
+
+def _gfm_reference(D, p0):
+    """Algorithm 1 as written, one instance: for every k the top-k of column k."""
+    best = p0
+    for k in range(1, D.shape[0] + 1):
+        best = max(best, np.sort(D[:, k - 1])[::-1][:k].sum())
+    return best
+
+
+def test_gfm_exact_on_arbitrary_matrices():
+    """The column pruning must stay exact for any admissible input, not only for Delta/P
+    matrices of a true distribution (e.g. estimates from a parametric model)."""
+    rng = np.random.default_rng(14)
+    for m in (1, 2, 5, 12, 30, 101):
+        n = 40
+        D = rng.random((n, m, m)) ** rng.uniform(1, 6, size=(n, 1, 1)) * (0.5 / m)
+        p0 = rng.random(n) * 0.3
+        h, v = gfm(D, p0)
+        ref = [_gfm_reference(D[i], p0[i]) for i in range(n)]
+        np.testing.assert_allclose(v, ref, atol=1e-12)
+        np.testing.assert_allclose(np.einsum("nm,nm->n", h, D[np.arange(n), :, np.maximum(h.sum(1) - 1, 0)])
+                                   + np.where(h.sum(1) == 0, p0, 0), v, atol=1e-12)
+        # P matrices that violate P(y_i = 1, s) <= P(s) (not a distribution, still admissible)
+        P = rng.random((n, m, m)) ** 4 * (rng.random((n, 1, m)) < 0.3)
+        P *= rng.uniform(0.1, 1.0, size=(n, 1, 1)) / np.maximum(P.sum(axis=2, keepdims=True).max(1, keepdims=True), 1e-12)
+        mass = (P.sum(axis=1) / np.arange(1, m + 1)).sum(axis=1)
+        P /= np.maximum(mass, 1.0)[:, None, None]
+        p0 = (1 - (P.sum(axis=1) / np.arange(1, m + 1)).sum(axis=1)) * rng.random(n)
+        k = np.arange(1, m + 1)
+        W = 2.0 / (k[:, None] + k[None, :])
+        h, v = gfm_from_p(P, p0)
+        ref = [_gfm_reference(P[i] @ W, p0[i]) for i in range(n)]
+        np.testing.assert_allclose(v, ref, atol=1e-12)
+
+
+def test_gfm_accepts_float32_and_int_inputs():
+    rng = np.random.default_rng(15)
+    Y, P = batch(rng, 5, "sparse", 20)
+    Pm, p0 = est.p_matrix(Y, P)
+    D, _ = est.delta_matrix(Y, P)
+    _, v = gfm_from_p(Pm, p0)
+    np.testing.assert_allclose(gfm_from_p(Pm.astype(np.float32), p0)[1], v, atol=1e-6)
+    np.testing.assert_allclose(gfm(D.astype(np.float32), p0)[1], v, atol=1e-6)
+    h, v = gfm_from_p(np.zeros((3, 3), dtype=int), 1)
+    np.testing.assert_array_equal(h, [0, 0, 0])
+    assert v == 1.0
+
+
+def test_sparse_support_and_duplicate_vectors():
+    import scipy.sparse as sp
+    Y = np.array([[1, 0, 0], [0, 1, 1], [1, 0, 0]])
+    pr = np.array([0.3, 0.4, 0.3])  # (100) appears twice: total 0.6
+    h, v = joint_mode(sp.csr_matrix(Y), pr)
+    np.testing.assert_array_equal(h, [1, 0, 0])
+    assert v == pytest.approx(0.6 + 0.4 * 0)
+    hb, vb = brute_force(sp.csr_matrix(Y), pr)
+    assert vb == pytest.approx(brute_opt_plain(Y, pr))
+    assert expected_f(sp.csr_matrix(Y), pr, [1, 1, 1]) == pytest.approx(0.6 * 0.5 + 0.4 * 0.8)

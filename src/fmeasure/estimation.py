@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .inference._common import CHUNK_BYTES, TOL, chunks, w_matrix
+from .inference._common import chunks, single_threaded_blas, w_matrix
 
 __all__ = ["marginals", "p_zero", "p_matrix", "delta_matrix", "joint_mode"]
 
@@ -123,27 +123,28 @@ def p_zero(Y, weights=None):
 
 
 def _p_matrix(Y, w, sparse, smax=None):
-    """P restricted to counts s = 1..smax: (n, m, smax)."""
+    """P with columns s = 1..smax (default: the largest count in the sample): (n, m, smax)."""
     s = _counts(Y, sparse)
     n, S = s.shape
     m = Y.shape[-1]
-    if smax is None:
-        smax = max(1, int(s.max()))
+    top = max(1, int(s.max()))  # columns above the largest count are zero
+    smax = top if smax is None else smax
     out = np.zeros((n, m, smax))
     if sparse:
         rows = np.repeat(np.arange(S), np.diff(Y.indptr))
-        cols = Y.indices
-        idx = cols * smax + (s[0, rows] - 1)
-        out[0] = np.bincount(idx, weights=w[0, rows], minlength=m * smax).reshape(m, smax)
+        idx = Y.indices * top + (s[0, rows] - 1)
+        out[0, :, :top] = np.bincount(idx, weights=w[0, rows], minlength=m * top).reshape(m, top)
         return out
     for sl in chunks(n, S * m * 16):
         inst, j, i = np.nonzero(Y[sl])
-        idx = (inst * m + i) * smax + (s[sl][inst, j] - 1)
-        out[sl] = np.bincount(idx, weights=w[sl][inst, j],
-                              minlength=out[sl].size).reshape(out[sl].shape)
+        nb = sl.stop - sl.start
+        idx = (inst * m + i) * top + (s[sl][inst, j] - 1)
+        out[sl, :, :top] = np.bincount(idx, weights=w[sl][inst, j],
+                                       minlength=nb * m * top).reshape(nb, m, top)
     return out
 
 
+@single_threaded_blas
 def p_matrix(Y, weights=None):
     """The matrix P (eq. 9) and P(y = 0) estimated from a sample.
 
@@ -172,11 +173,13 @@ def p_matrix(Y, weights=None):
     return (P[0], float(pz[0])) if single else (P, pz)
 
 
+@single_threaded_blas
 def delta_matrix(Y, weights=None):
     """The matrix Delta (Section 5) and P(y = 0) estimated from a sample (Section 7.1.1).
 
     ``Delta[..., i, k-1] = sum_j w_j y_ji 2 / (s_j + k)``, computed as P W with the columns of P
-    above the largest count in the sample dropped.
+    above the largest count in the sample dropped. For GFM on large batches,
+    :func:`fmeasure.inference.gfm_from_samples` is faster (it never forms the (n, m, m) array).
 
     Parameters
     ----------
@@ -199,8 +202,15 @@ def delta_matrix(Y, weights=None):
     m = Y.shape[-1]
     s = _counts(Y, sparse)
     smax = max(1, int(s.max()))
-    P = _p_matrix(Y, w, sparse, smax=smax)
-    D = P @ w_matrix(smax, m)
+    W = w_matrix(smax, m)
+    if sparse:
+        D = (_p_matrix(Y, w, True, smax=smax)[0] @ W)[None]
+    else:
+        n = Y.shape[0]
+        D = np.empty((n, m, m))
+        for sl in chunks(n, 8 * m * (smax + m) + Y.shape[1] * m * 16):
+            Pc = _p_matrix(Y[sl], w[sl], False, smax=smax)
+            D[sl] = (Pc.reshape(-1, smax) @ W).reshape(-1, m, m)
     pz = (w * (s == 0)).sum(axis=1)
     return (D[0], float(pz[0])) if single else (D, pz)
 

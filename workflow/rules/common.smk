@@ -5,6 +5,7 @@ import sys
 
 try:
     from fmeasure.pipeline import as_list, select_datasets
+    from fmeasure.theory_outputs import lp_surrogates
 except ImportError as _exc:
     raise ImportError(
         f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
@@ -71,3 +72,12 @@ def get_parsed(wildcards):
 
 def get_all_parsed(wildcards=None):
     return [f"{DATA_DIR}/parsed/{d}.npz" for d in DATASETS]
+
+
+# ---- theory
+def get_theory_lp_rows(wildcards=None):
+    return [f"results/theory/lp/{s}.csv" for s in lp_surrogates(config["theory"]["lp"])]
+
+
+def get_theory_lp_dists(wildcards=None):
+    return [f"results/theory/lp/{s}_dist.csv" for s in lp_surrogates(config["theory"]["lp"])]

@@ -5,6 +5,7 @@ Every function accepts one instance or a batch and returns ``(h, value)``: ``h``
 (n,) array). Inputs:
 
 * ``gfm(delta, p_zero)``, ``gfm_from_p(P, p_zero)`` -- exact for any distribution (Section 5);
+  ``gfm_from_samples(Y, weights=None)`` -- the same from a sample of label vectors (fast path);
 * ``fm(p)``, ``jansche(p)``, ``lewis(p)``, ``marginal_modes(p)`` -- marginals; values are
   exact expectations under label independence;
 * ``categorical(p)`` -- probabilities of the single-label vectors (Theorem 4.4);
@@ -15,10 +16,10 @@ Ties are broken deterministically: the smaller prediction first (the empty one b
 other), then the lowest label index.
 """
 
-from .gfm import gfm, gfm_from_p
+from .general import gfm, gfm_from_p, gfm_from_samples
 from .independence import expected_f_independent, fm, jansche, lewis, marginal_modes
 from .joint import brute_force, categorical, expected_f, joint_mode, threshold_marginals
 
-__all__ = ["gfm", "gfm_from_p", "fm", "jansche", "lewis", "marginal_modes", "joint_mode",
+__all__ = ["gfm", "gfm_from_p", "gfm_from_samples", "fm", "jansche", "lewis", "marginal_modes", "joint_mode",
            "threshold_marginals", "categorical", "brute_force", "expected_f",
            "expected_f_independent"]

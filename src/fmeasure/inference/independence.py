@@ -16,11 +16,15 @@ smaller size (the empty prediction first).
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from ._common import chunks, marginals_input, out, binary_input
 
 __all__ = ["fm", "jansche", "lewis", "marginal_modes", "expected_f_independent"]
+
+log = logging.getLogger(__name__)
 
 
 def _sorted(p):
@@ -35,59 +39,66 @@ def _h_from_order(order, k, m):
     return h
 
 
-def _fm_values(q):
+def _fm_values(q, c=None):
     """E_k for k = 0..m under independence, q sorted descending, shape (n, m) -> (n, m + 1).
 
     E_k = sum_a A_k(a) * 2a * G_k(k + a), where A_k is the distribution of the number of
     positives among the top k labels (forward Poisson-binomial recursion) and
     G_k(t) = E[1 / (t + B_k)], B_k the number of positives among labels k+1..m, obtained by the
     backward recursion G_{k-1}(t) = (1 - q_k) G_k(t) + q_k G_k(t + 1), G_m(t) = 1/t.
-    Forward states are checkpointed every c steps (c = m if they fit in memory) so that memory
-    is O(n m (m / c + c)).
+    Both recursions only form convex combinations of numbers in [0, 1], so nothing overflows and
+    underflow only affects terms below 1e-308. Forward states are checkpointed every c steps
+    (c = m if all of them fit in memory) so that memory is O(n m (m / c + c)).
+    Arrays are laid out (position, instance) so that every update is a contiguous block.
     """
     n, m = q.shape
-    E = np.zeros((n, m + 1))
-    c = m if (m + 1) ** 2 * n * 8 <= 2 ** 27 else max(1, int(np.ceil(np.sqrt(m))))
-    # forward pass: checkpoints of A_k (length m + 1, zero beyond k)
+    qt = np.ascontiguousarray(q.T)  # (m, n)
+    E = np.zeros((m + 1, n))
+    E[0] = np.prod(1.0 - qt, axis=0)  # P(y = 0)
+    if c is None:
+        c = m if (m + 2) ** 2 * n * 8 <= 2 ** 27 else max(1, int(np.ceil(np.sqrt(m))))
+    log.debug("fm DP: %d instances, m = %d, checkpoint every %d steps", n, m, c)
+
+    def step_a(A, k):  # A_{k+1} from A_k (A holds at least k + 2 rows)
+        p = qt[k]
+        d = A[0:k + 1] - A[1:k + 2]
+        d *= p
+        A[1:k + 2] += d
+        A[0] -= A[0] * p
+
+    # forward pass: checkpoints of A_k at k = 0, c, 2c, ... (< m)
     ck = {}
-    A = np.zeros((n, m + 1))
-    A[:, 0] = 1.0
-    for k in range(m + 1):
+    A = np.zeros((m + 1, n))
+    A[0] = 1.0
+    for k in range(m):
         if k % c == 0:
-            ck[k] = A.copy()
-        if k < m:
-            p = q[:, k:k + 1]
-            A[:, 1:k + 2] = A[:, 1:k + 2] * (1 - p) + A[:, 0:k + 1] * p
-            A[:, 0:1] *= (1 - p)
-    E[:, 0] = A[:, 0]  # P(y = 0) = prod (1 - p_i)
+            ck[k] = A[:k + 1].copy()
+        if k + c >= m and k % c == 0:
+            break
+        step_a(A, k)
     # backward pass over blocks, G_k(t) for t = 0..2m (t = 0 unused)
     t = np.arange(2 * m + 1, dtype=np.float64)
-    G = np.broadcast_to(np.divide(1.0, t, out=np.zeros_like(t), where=t > 0), (n, 2 * m + 1)).copy()
-    k_hi = m
+    G = np.repeat(np.divide(1.0, t, out=np.zeros_like(t), where=t > 0)[:, None], n, axis=1)
+    twoa = 2.0 * np.arange(m + 1, dtype=np.float64)[:, None]
     for b0 in sorted(ck, reverse=True):
         b1 = min(b0 + c, m)
-        if b0 >= k_hi + 1 and b0 != 0:
-            continue
-        # recompute A_k for k = b0..b1
-        blk = np.empty((b1 - b0 + 1, n, b1 + 1))
-        A = ck[b0][:, :b1 + 1].copy()
-        blk[0] = A
-        for k in range(b0, b1):
-            p = q[:, k:k + 1]
-            A[:, 1:k + 2] = A[:, 1:k + 2] * (1 - p) + A[:, 0:k + 1] * p
-            A[:, 0:1] *= (1 - p)
-            blk[k - b0 + 1] = A
-        for k in range(b1, b0 - 1, -1):
-            if k >= 1 and k <= k_hi:
-                a = np.arange(k + 1, dtype=np.float64)
-                E[:, k] = np.einsum("na,na->n", blk[k - b0][:, :k + 1] * (2 * a), G[:, k:2 * k + 1])
-            if k >= 1 and k <= k_hi:
-                # G_{k-1} from G_k: label k (1-based) joins the "rest"
-                p = q[:, k - 1:k]
-                hi = 2 * k  # G_{k-1} is needed on t <= 2k - 2; keep a margin
-                G[:, :hi] = G[:, :hi] * (1 - p) + G[:, 1:hi + 1] * p
-        k_hi = b0 - 1
-    return E
+        # recompute A_k for k = b0..b1, storing 2a * A_k(a)
+        A = np.zeros((b1 + 1, n))
+        A[:b0 + 1] = ck[b0]
+        blk = [None] * (b1 - b0 + 1)
+        for k in range(b0, b1 + 1):
+            if k > b0:
+                step_a(A, k - 1)
+            blk[k - b0] = A[:k + 1] * twoa[:k + 1]
+        for k in range(b1, b0, -1):  # k = b0 belongs to the block below
+            E[k] = np.einsum("an,an->n", blk[k - b0], G[k:2 * k + 1])
+            # G_{k-1} from G_k: label k (1-based) joins the "rest"; needed on t <= 2k - 2
+            p = qt[k - 1]
+            hi = 2 * k - 1
+            d = G[1:hi + 1] - G[:hi]
+            d *= p
+            G[:hi] += d
+    return np.ascontiguousarray(E.T)
 
 
 def fm(p):

@@ -17,7 +17,8 @@ import functools
 
 import numpy as np
 
-from ._common import (TOL, as_float, binary_input, check_unit, chunks, out, support_input)
+from ._common import (TOL, as_float, binary_input, check_unit, chunks, out,
+                      single_threaded_blas, support_input)
 from .. import estimation as _est
 
 __all__ = ["expected_f", "brute_force", "joint_mode", "threshold_marginals", "categorical"]
@@ -35,6 +36,7 @@ def _f_matrix(H, Y):
     return F
 
 
+@single_threaded_blas
 def expected_f(support, probs, h):
     """Exact expected F-measure E[F(Y, h)] of predictions ``h`` under a discrete distribution.
 
@@ -96,6 +98,7 @@ def _f_table(m):
     return T
 
 
+@single_threaded_blas
 def brute_force(support, probs):
     """Exact F-measure maximizer by enumerating all 2^m predictions (m <= 20).
 
@@ -179,6 +182,7 @@ def joint_mode(support, probs):
     return out(h, v, single)
 
 
+@single_threaded_blas
 def threshold_marginals(support, probs):
     """Best threshold on the marginals, scored with the joint distribution (Section 4.3).
 

@@ -1,0 +1,207 @@
+"""Tables and figures of the theory stage (Sections 2-4), written from config blocks.
+
+Each ``write_*`` function takes the relevant ``config["theory"]`` sub-block and output paths,
+computes with :mod:`fmeasure.theory` / :mod:`fmeasure.theory_lp` and writes tidy CSV +
+Markdown tables (:func:`fmeasure.tables.write_table`) and PNG + PDF figures
+(:func:`fmeasure.figures.save_figure`). The Snakemake scripts in ``workflow/scripts/theory_*.py``
+only call these.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fmeasure import theory as T
+from fmeasure import theory_lp as L
+from fmeasure.figures import plt, save_figure
+from fmeasure.io import atomic_output
+from fmeasure.tables import write_table
+
+log = logging.getLogger(__name__)
+
+FMT = "{:.6f}"
+
+_LP_STYLE = {
+    "hamming": dict(color="0.5", marker="s", linestyle="--", label="Hamming (MM)"),
+    "subset": dict(color="black", marker="o", linestyle="-", label="subset 0/1 (JM)"),
+    "threshold": dict(color="0.3", marker="D", linestyle=":", label="thresholding"),
+}
+
+
+def _ints(values, key):
+    out = [int(v) for v in values]
+    if not out:
+        raise ValueError(f"theory config: {key} must list at least one value")
+    return out
+
+
+def write_figure1(cfg, lp_csvs, csv, md, png, pdf):
+    """Figure 1 (Theorem 3.2): closed form, exact construction, and the LP supremum vs m."""
+    table = T.figure1_table(range(int(cfg["m_closed"][0]), int(cfg["m_closed"][1]) + 1),
+                            _ints(cfg["m_exact"], "figure1.m_exact"), float(cfg["eps"]))
+    lp = pd.concat([pd.read_csv(p) for p in lp_csvs]) if lp_csvs else pd.DataFrame(columns=["m", "lp_sup"])
+    lp = lp[lp.surrogate == "subset"][["m", "lp_sup"]] if len(lp) else lp
+    table = table.merge(lp, on="m", how="outer").sort_values("m")
+    write_table(table, csv, md, float_format=FMT, caption=(
+        "Figure 1 data (Theorem 3.2): worst-case F-regret of the subset 0/1 minimizer (joint mode). "
+        "closed_form = m(2m^2-m-2)/((2m-1)(m^2+m+4)); construction = exact regret of the appendix's "
+        f"P_A with the zero vector made the unique mode (eps = {cfg['eps']:g}); lp_sup = exact supremum "
+        "by linear programming (theory_lp). The theorem is stated for m > 2."))
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    t = table[table.m > 2]
+    ax.plot(t.m, t.closed_form, color="black", linestyle="-", label="Theorem 3.2 (closed form)")
+    c = table.dropna(subset=["construction"])
+    ax.plot(c.m, c.construction, "o", color="black", markerfacecolor="white", markersize=7,
+            label="appendix construction, exact")
+    if "lp_sup" in table and table.lp_sup.notna().any():
+        d = table.dropna(subset=["lp_sup"])
+        ax.plot(d.m, d.lp_sup, "x", color="0.3", markersize=6, label="LP supremum")
+    ax.set_xlabel("number of labels m")
+    ax.set_ylabel("worst-case regret")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    save_figure(fig, png, pdf)
+    return table
+
+
+def write_hamming(cfg, csv, md):
+    """Theorem 3.1: the appendix's P_A and the two-label distribution, evaluated exactly."""
+    table = T.hamming_table(_ints(cfg["m"], "hamming.m"), [float(e) for e in cfg["eps"]])
+    write_table(table, csv, md, float_format=FMT, caption=(
+        "Theorem 3.1 (Hamming): pa_* = the appendix's P_A for (a,b,c,d) = (1,0,0,m-1); pa_objective = "
+        "E[F(e_1)] - E[F(h_H)], tending to the appendix's value (pa_objective_limit = 0.5); pa_regret = the "
+        "true regret of P_A with the brute-force F-maximizer pa_h_F. two_label_* = P(e_1) = P(e_2) = 1/2 - eps, "
+        "2 eps on e_3: regret -> 2/3 > 0.5, so the supremum of Theorem 3.1 is at least 2/3."))
+    return table
+
+
+def write_jaccard(cfg, csv, md, samples_csv, png, pdf):
+    """Theorem 3.3: Jaccard regret of h_F against 1 - delta(P)/2 on random distributions."""
+    empties = [float(e) for e in cfg["empty"]]
+    samples = T.jaccard_check(_ints(cfg["m"], "jaccard.m"), int(cfg["n_per_m"]), int(cfg["seed"]),
+                              empties, float(cfg["alpha"]))
+    with atomic_output(samples_csv) as tmp:
+        samples.to_csv(tmp, index=False)
+    summary = T.jaccard_summary(samples)
+    write_table(summary, csv, md, float_format=FMT, caption=(
+        f"Theorem 3.3 (Jaccard): {cfg['n_per_m']} random distributions per m (half Dirichlet({cfg['alpha']}) over "
+        "all 2^m vectors, half over a few random vectors; seed "
+        f"{cfg['seed']}). regret = E[J(h_J)] - E[J(h_F)] with h_J the brute-force Jaccard maximizer, bound = "
+        "1 - delta(P)/2; ratio = regret/bound; violations counts regret > bound. empty = J(0,0) (paper: 0, MULAN: 1)."))
+    fig, axes = plt.subplots(1, len(empties), figsize=(4.2 * len(empties), 3.8), squeeze=False)
+    for ax, empty in zip(axes[0], empties):
+        s = samples[samples["empty"] == empty]
+        ax.scatter(s.bound, s.regret, s=8, facecolors="none", edgecolors="black", linewidths=0.5)
+        ax.plot([0.5, 1], [0.5, 1], color="0.4", linestyle="--", label="regret = bound")
+        ax.set_xlim(0.45, 1.02)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("bound 1 - delta(P)/2")
+        ax.set_ylabel("Jaccard regret of h_F")
+        ax.set_title(f"J(0,0) = {empty:g}")
+        ax.legend(loc="upper left")
+        ax.grid(alpha=0.3)
+    save_figure(fig, png, pdf)
+    return summary
+
+
+def write_independence(cfg, csv, md, png, pdf):
+    """Theorem 4.2 / Corollary 4.3: the q-range, the bound 2q - 1, and P_B evaluated exactly."""
+    ms = list(range(2, int(cfg["m_max"]) + 1))
+    table = T.independence_table(ms, int(cfg["m_exact_max"]), float(cfg["q_margin"]))
+    write_table(table, csv, md, float_format=FMT, caption=(
+        "Theorem 4.2 / Corollary 4.3 (label independence): q in [q_lo, q_hi) satisfies the theorem's condition "
+        "delta_m(q) > 0; bound = 2 q_hi - 1 (the supremum of the lower bound). For m <= "
+        f"{cfg['m_exact_max']}, at q_eval = q_hi - {cfg['q_margin']:g}: h_F_PA = brute-force F-maximizer of the "
+        "independent P_A (1_m), delta_PA its margin over 0_m, h_I = FM (Ye et al.) on the shared marginals, "
+        "h_F_PB the F-maximizer of P_B, regret_PB the exact regret of h_I under P_B (= 2q - 1)."))
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    ax.plot(table.m, table.bound, color="black", label="lower bound 2 q_hi - 1")
+    ex = table.dropna(subset=["regret_PB"]) if "regret_PB" in table else table.iloc[:0]
+    ax.plot(ex.m, ex.regret_PB, "o", color="black", markerfacecolor="white", label="exact regret on P_B")
+    ax.axhline(1.0, color="0.5", linestyle=":", label="Corollary 4.3 limit")
+    ax.set_xscale("log")
+    ax.set_xlabel("number of labels m")
+    ax.set_ylabel("worst-case regret (lower bound)")
+    ax.set_ylim(0, 1.05)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(loc="lower right")
+    save_figure(fig, png, pdf)
+    return table
+
+
+def write_threshold(cfg, csv, md):
+    """Theorem 4.5: regret of thresholding on the family of eq. (prob_dist)."""
+    table = T.threshold_table(_ints(cfg["m"], "threshold.m"), [float(e) for e in cfg["eps"]])
+    write_table(table, csv, md, float_format=FMT, caption=(
+        "Theorem 4.5 (thresholding on sorted marginals): exact regret of thresholding (h_T) against the "
+        "brute-force F-maximizer (h_F) on the family of eq. (prob_dist), beside the bound max(0, 1/6 - 2/(m+4)). "
+        "The two y_2 = 1 vectors carry (1/2 + eps)/2 each (the paper prints (1/2+eps)/(2m-4), which does not sum to one)."))
+    return table
+
+
+def write_examples(csv, md):
+    """The worked examples of Section 4: every method's prediction and exact E[F]."""
+    table = T.examples_table()
+    write_table(table, csv, md, float_format=FMT, caption=(
+        "Worked examples of Section 4: sec4.1_a/b are the two 4-label distributions with equal marginals "
+        "(paper: F-maximizers 1000 and 0000); sec4.3_m12 is the m = 12 example (paper: F-maximizer 10...0 "
+        "while label 2 has the largest marginal). expected_f is exact; regret is against brute force."))
+    return table
+
+
+def write_lp_job(surrogate, cfg, row_csv, dist_csv):
+    """One LP job: the exact worst cases of one surrogate for every m in ``cfg["<surrogate>_m"]``."""
+    results = [L.worst_case(int(m), surrogate, float(cfg["witness_margin"]), int(cfg["verify_max_m"]))
+               for m in cfg.get(f"{surrogate}_m", [])]
+    with atomic_output(row_csv) as tmp:
+        L.lp_table(results).to_csv(tmp, index=False)
+    with atomic_output(dist_csv) as tmp:
+        L.lp_distribution_table(results).to_csv(tmp, index=False)
+    return results
+
+
+def write_lp_summary(row_csvs, dist_csvs, csv, md, dist_table_csv, dist_table_md, png, pdf):
+    """Gather the LP jobs: table beside the theorems, the maximizing distributions, and a figure."""
+    order = {s: i for i, s in enumerate(L.SURROGATES)}
+    table = pd.concat([pd.read_csv(p, dtype={"h": str, "h_L": str, "abcd": str}) for p in row_csvs])
+    table = table.sort_values(
+        ["surrogate", "m"], key=lambda s: s.map(order) if s.name == "surrogate" else s)
+    table = table.reset_index(drop=True)
+    write_table(table, csv, md, float_format=FMT, caption=(
+        "Exact worst-case F-regrets by linear programming (scipy HiGHS). lp_sup = supremum over distributions "
+        "(constraints with margin 0); theorem = the paper's value (= for Theorems 3.1 and 3.2, >= lower bound for "
+        "Theorem 4.5); h = the maximizing prediction, h_L = the surrogate's prediction (abcd = class sizes of the "
+        "pair for Hamming/subset). witness_regret = regret of the margin-eps maximizer, recomputed by the "
+        "inference core (brute-force F-maximizer, the core's MM/JM/thresholding must return h_L: witness_h_L_ok)."))
+    dists = pd.concat([pd.read_csv(p, dtype={"h": str, "h_L": str, "y": str}) for p in dist_csvs])
+    dists = dists.sort_values(["surrogate", "m", "prob"], ascending=[True, True, False],
+                              key=lambda s: s.map(order) if s.name == "surrogate" else s)
+    write_table(dists, dist_table_csv, dist_table_md, float_format=FMT, caption=(
+        "The maximizing distributions of the LPs (margin 0): P(y) for every y in the support."))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    mm = np.arange(2, table.m.max() + 1)
+    for s, st in _LP_STYLE.items():
+        t = table[table.surrogate == s]
+        if len(t):
+            ax.plot(t.m, t.lp_sup, **st)
+    ax.plot(mm[mm > 2], np.full((mm > 2).sum(), 0.5), color="0.5", linewidth=0.8, label="Thm 3.1: 1/2")
+    ax.plot(mm[mm > 2], T.subset_regret_closed_form(mm[mm > 2]), color="black", linewidth=0.8,
+            label="Thm 3.2: closed form")
+    ax.plot(mm, T.threshold_bound(mm), color="0.3", linewidth=0.8, linestyle="-.", label="Thm 4.5: lower bound")
+    ax.set_xlabel("number of labels m")
+    ax.set_ylabel("exact worst-case regret")
+    ax.set_ylim(-0.02, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 0.1))
+    save_figure(fig, png, pdf)
+    return table
+
+
+def lp_surrogates(cfg):
+    """The surrogates with at least one m listed in ``config["theory"]["lp"]``."""
+    return [s for s in L.SURROGATES if cfg.get(f"{s}_m")]

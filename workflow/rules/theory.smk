@@ -1,0 +1,155 @@
+# Theory of Sections 2-4: Figure 1, every worst-case construction evaluated exactly, the worked
+# examples, and the exact worst-case regrets by linear programming (one job per surrogate).
+# All logic lives in fmeasure.theory, fmeasure.theory_lp and fmeasure.theory_outputs.
+
+THEORY_TABLES = ["theory_figure1", "theory_hamming", "theory_jaccard", "theory_independence",
+                 "theory_threshold", "theory_examples", "theory_lp", "theory_lp_distributions"]
+THEORY_FIGURES = ["theory_figure1", "theory_jaccard", "theory_independence", "theory_lp"]
+STAGE_TARGETS["theory"] = (
+    [f"results/tables/{t}.{ext}" for t in THEORY_TABLES for ext in ("csv", "md")]
+    + [f"results/figures/{f}.{ext}" for f in THEORY_FIGURES for ext in ("png", "pdf")]
+)
+
+
+wildcard_constraints:
+    surrogate="hamming|subset|threshold",
+
+
+localrules:
+    theory_all,
+    theory_examples,
+    theory_threshold,
+    theory_hamming,
+    theory_lp_summary,
+
+
+rule theory_figure1:
+    input:
+        lp=get_theory_lp_rows,
+    output:
+        csv="results/tables/theory_figure1.csv",
+        md="results/tables/theory_figure1.md",
+        png=report("results/figures/theory_figure1.png", caption="../report/theory_figure1.rst", category="Theory"),
+        pdf="results/figures/theory_figure1.pdf",
+    params:
+        cfg=config["theory"]["figure1"],
+    log:
+        "logs/theory/figure1.log",
+    conda:
+        ENV
+    script:
+        "../scripts/theory_figure1.py"
+
+
+rule theory_hamming:
+    output:
+        csv=report("results/tables/theory_hamming.csv", caption="../report/theory_hamming.rst", category="Theory"),
+        md="results/tables/theory_hamming.md",
+    params:
+        cfg=config["theory"]["hamming"],
+    log:
+        "logs/theory/hamming.log",
+    conda:
+        ENV
+    script:
+        "../scripts/theory_hamming.py"
+
+
+rule theory_jaccard:
+    output:
+        csv="results/tables/theory_jaccard.csv",
+        md="results/tables/theory_jaccard.md",
+        samples="results/theory/jaccard_samples.csv",
+        png=report("results/figures/theory_jaccard.png", caption="../report/theory_jaccard.rst", category="Theory"),
+        pdf="results/figures/theory_jaccard.pdf",
+    params:
+        cfg=config["theory"]["jaccard"],
+    log:
+        "logs/theory/jaccard.log",
+    conda:
+        ENV
+    script:
+        "../scripts/theory_jaccard.py"
+
+
+rule theory_independence:
+    output:
+        csv="results/tables/theory_independence.csv",
+        md="results/tables/theory_independence.md",
+        png=report("results/figures/theory_independence.png", caption="../report/theory_independence.rst", category="Theory"),
+        pdf="results/figures/theory_independence.pdf",
+    params:
+        cfg=config["theory"]["independence"],
+    log:
+        "logs/theory/independence.log",
+    conda:
+        ENV
+    script:
+        "../scripts/theory_independence.py"
+
+
+rule theory_threshold:
+    output:
+        csv=report("results/tables/theory_threshold.csv", caption="../report/theory_threshold.rst", category="Theory"),
+        md="results/tables/theory_threshold.md",
+    params:
+        cfg=config["theory"]["threshold"],
+    log:
+        "logs/theory/threshold.log",
+    conda:
+        ENV
+    script:
+        "../scripts/theory_threshold.py"
+
+
+rule theory_examples:
+    output:
+        csv=report("results/tables/theory_examples.csv", caption="../report/theory_examples.rst", category="Theory"),
+        md="results/tables/theory_examples.md",
+    log:
+        "logs/theory/examples.log",
+    conda:
+        ENV
+    script:
+        "../scripts/theory_examples.py"
+
+
+rule theory_lp_solve:
+    output:
+        row="results/theory/lp/{surrogate}.csv",
+        dist="results/theory/lp/{surrogate}_dist.csv",
+    params:
+        cfg=config["theory"]["lp"],
+    log:
+        "logs/theory/lp_{surrogate}.log",
+    benchmark:
+        "results/benchmarks/theory/lp_{surrogate}.tsv"
+    threads: 1
+    conda:
+        ENV
+    script:
+        "../scripts/theory_lp_solve.py"
+
+
+rule theory_lp_summary:
+    input:
+        rows=get_theory_lp_rows,
+        dists=get_theory_lp_dists,
+    output:
+        csv=report("results/tables/theory_lp.csv", caption="../report/theory_lp_table.rst", category="Theory"),
+        md="results/tables/theory_lp.md",
+        dist_csv="results/tables/theory_lp_distributions.csv",
+        dist_md="results/tables/theory_lp_distributions.md",
+        png=report("results/figures/theory_lp.png", caption="../report/theory_lp.rst", category="Theory"),
+        pdf="results/figures/theory_lp.pdf",
+    log:
+        "logs/theory/lp_summary.log",
+    conda:
+        ENV
+    script:
+        "../scripts/theory_lp_summary.py"
+
+
+rule theory_all:
+    input:
+        STAGE_TARGETS["theory"],
