@@ -81,3 +81,10 @@ def get_theory_lp_rows(wildcards=None):
 
 def get_theory_lp_dists(wildcards=None):
     return [f"results/theory/lp/{s}_dist.csv" for s in lp_surrogates(config["theory"]["lp"])]
+
+
+# ---- parametric (Table 5)
+def get_parametric_records(wildcards=None):
+    """One fit+predict record per (dataset, learner) of the parametric stage."""
+    learners = as_list(config["parametric"]["learners"], "parametric.learners")
+    return [f"results/parametric/{d}/{lrn}.json" for d in DATASETS for lrn in learners]
