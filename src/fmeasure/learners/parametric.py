@@ -103,17 +103,24 @@ def _seeds(random_state, k):
 
 
 def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience):
-    """Fit one tuned logistic model per target (in parallel over targets); ``rows`` selects training rows."""
+    """Fit one tuned logistic model per target (in parallel over targets); ``rows`` selects training rows.
+
+    Returns the models and the total CPU seconds spent fitting them (summed over workers).
+    """
     if rows is not None:
         X = X[rows]
 
     def one(j):
-        return fit_logistic_cv(X, targets[j], Cs=list(Cs), cv=cv, random_state=int(seeds[j]), n_jobs=1,
-                               patience=patience)
+        c0 = time.process_time()
+        model = fit_logistic_cv(X, targets[j], Cs=list(Cs), cv=cv, random_state=int(seeds[j]), n_jobs=1,
+                                patience=patience)
+        return model, time.process_time() - c0
 
     if n_jobs in (None, 1):
-        return [one(j) for j in range(len(targets))]
-    return Parallel(n_jobs=n_jobs)(delayed(one)(j) for j in range(len(targets)))
+        out = [one(j) for j in range(len(targets))]
+    else:
+        out = Parallel(n_jobs=n_jobs)(delayed(one)(j) for j in range(len(targets)))
+    return [m for m, _ in out], float(sum(c for _, c in out))
 
 
 def _proba_of(model, X, cls):
@@ -186,6 +193,8 @@ class BinaryRelevance(_TunedLogisticBase):
     Attributes
     ----------
     estimators_ : list of fitted models, one per label (``predict_proba``, ``classes_``, ``C_``).
+    fit_cpu_time_ : float
+        CPU seconds spent fitting the models, summed over parallel workers.
     n_labels_, n_features_in_ : int
 
     Examples
@@ -207,8 +216,8 @@ class BinaryRelevance(_TunedLogisticBase):
         n, m = Y.shape
         seeds = _seeds(self.random_state, m)
         t0 = time.perf_counter()
-        self.estimators_ = _fit_many(X, [Y[:, j] for j in range(m)], None, Cs, self.cv, seeds, self.n_jobs,
-                                     self.patience)
+        self.estimators_, self.fit_cpu_time_ = _fit_many(X, [Y[:, j] for j in range(m)], None, Cs, self.cv,
+                                                         seeds, self.n_jobs, self.patience)
         logger.info("%s: fitted %d label models on %d x %d in %.2f s", type(self).__name__, m, n, X.shape[1],
                     time.perf_counter() - t0)
         self.n_labels_ = m
@@ -258,6 +267,8 @@ class EFP(_TunedLogisticBase):
     ----------
     zero_model_ : fitted binary model for [y = 0].
     estimators_ : list of m fitted multinomial models over the classes [y_i = 1] * s_y seen in training.
+    fit_cpu_time_ : float
+        CPU seconds spent fitting the models, summed over parallel workers.
     n_labels_, n_features_in_ : int
 
     Examples
@@ -289,7 +300,9 @@ class EFP(_TunedLogisticBase):
         empty = s == 0
         seeds = _seeds(self.random_state, m + 1)
         t0 = time.perf_counter()
-        self.zero_model_ = _fit_many(X, [empty.astype(np.int8)], None, Cs, self.cv, seeds[:1], 1, self.patience)[0]
+        zero, self.fit_cpu_time_ = _fit_many(X, [empty.astype(np.int8)], None, Cs, self.cv, seeds[:1], 1,
+                                             self.patience)
+        self.zero_model_ = zero[0]
         rows = ~empty if self.train_on == "nonempty" else None
         if rows is not None and not rows.any():
             # every training label vector is empty: P(y != 0) is estimated as 0 and P is all zeros
@@ -300,7 +313,8 @@ class EFP(_TunedLogisticBase):
             targets = [Ys[:, i] * ss for i in range(m)]
             if rows is not None and rows.all():
                 rows = None  # no copy of X needed
-            self.estimators_ = _fit_many(X, targets, rows, Cs, self.cv, seeds[1:], self.n_jobs, self.patience)
+            self.estimators_, cpu = _fit_many(X, targets, rows, Cs, self.cv, seeds[1:], self.n_jobs, self.patience)
+            self.fit_cpu_time_ += cpu
         logger.info("EFP: fitted %d models on %d x %d in %.2f s", m + 1, n, X.shape[1], time.perf_counter() - t0)
         self.n_labels_ = m
         return self
