@@ -15,6 +15,8 @@ validate(config, "config/schema.yaml")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/theory.smk"
+include: "workflow/rules/simulations.smk"
+include: "workflow/rules/knn.smk"
 include: "workflow/rules/parametric.smk"
 include: "workflow/rules/report.smk"
 

@@ -496,3 +496,16 @@ def test_sparse_support_and_duplicate_vectors():
     hb, vb = brute_force(sp.csr_matrix(Y), pr)
     assert vb == pytest.approx(brute_opt_plain(Y, pr))
     assert expected_f(sp.csr_matrix(Y), pr, [1, 1, 1]) == pytest.approx(0.6 * 0.5 + 0.4 * 0.8)
+
+
+def test_numerical_ties_go_to_the_smaller_prediction():
+    """0.1 + 0.2 > 0.3 in floating point: an exact tie must not be settled by round-off."""
+    from fmeasure.inference import gfm, gfm_from_samples
+
+    delta = np.zeros((2, 2))
+    delta[0, 0] = 0.1 + 0.2  # E[F] of predicting label 1 alone, mathematically 0.3
+    h, v = gfm(delta, 0.3)  # E[F] of the empty prediction, 0.3
+    assert h.tolist() == [0, 0] and v == pytest.approx(0.3)
+    h, v = gfm_from_samples(np.array([[1, 0], [0, 0], [0, 0], [1, 0], [0, 1]]), weights=None)
+    # E[F] of empty = 0.4; of {1} = 0.4 (two of five vectors): the empty prediction wins the tie.
+    assert h.tolist() == [0, 0]

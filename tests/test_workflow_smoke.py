@@ -31,7 +31,7 @@ def _tables(workdir: Path) -> dict:
     tables = {}
     for path in sorted((workdir / "results" / "tables").glob("*.csv")):
         df = pd.read_csv(path)
-        keep = [c for c in df.columns if "time" not in c.lower() and not c.lower().endswith("_s")]
+        keep = [c for c in df.columns if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")]
         tables[path.name] = df[keep]
     return tables
 

@@ -7,6 +7,9 @@ import scipy.sparse as sp
 
 #: absolute tolerance when checking that probabilities lie in [0, 1] and masses do not exceed 1
 TOL = 1e-8
+#: Expected F-values closer than this are ties: the earlier candidate (the smaller prediction)
+#: wins, so that exact ties are not settled by floating-point round-off.
+TIE_TOL = 1e-12
 #: target size (bytes) of the largest temporary array a chunk may allocate (keeps every call < ~1 GB)
 CHUNK_BYTES = 64 * 2**20
 
@@ -159,3 +162,17 @@ def single_threaded_blas(fn):
             return fn(*args, **kwargs)
 
     return wrapper
+
+
+def first_max(vals, tol=TIE_TOL):
+    """Index of the first entry of each row within ``tol`` of the row's maximum.
+
+    Candidates are ordered by preference (the empty prediction, then growing sizes), so among
+    (numerically) tied expected F-values the earlier one wins deterministically.
+
+    >>> first_max(np.array([[0.5, 0.5 + 1e-15, 0.2]]))
+    array([0])
+    """
+    vals = np.asarray(vals)
+    best = vals.max(axis=-1, keepdims=True)
+    return np.argmax(vals >= best - tol, axis=-1)

@@ -25,7 +25,7 @@ import logging
 
 import numpy as np
 
-from ._common import (TOL, as_float, chunks, out, p_zero_vector, single_threaded_blas,
+from ._common import (TOL, as_float, chunks, first_max, out, p_zero_vector, single_threaded_blas,
                       w_matrix)
 
 __all__ = ["gfm", "gfm_from_p", "gfm_from_samples"]
@@ -53,7 +53,7 @@ def _select(DT, E, p0):
     """Choose the best size (first maximum, k = 0 first) and build h from column k of DT (n, K, r)."""
     n, K, r = DT.shape
     vals = np.concatenate([p0[:, None], E], axis=1)
-    kbest = np.argmax(vals, axis=1)
+    kbest = first_max(vals)
     value = vals[np.arange(n), kbest]
     col = DT[np.arange(n), np.maximum(kbest - 1, 0), :]  # (n, r)
     order = np.argsort(-col, axis=1, kind="stable")  # ties: lowest index first

@@ -20,7 +20,7 @@ import logging
 
 import numpy as np
 
-from ._common import chunks, marginals_input, out, binary_input
+from ._common import binary_input, chunks, first_max, marginals_input, out
 
 __all__ = ["fm", "jansche", "lewis", "marginal_modes", "expected_f_independent"]
 
@@ -129,7 +129,7 @@ def fm(p):
     for sl in chunks(n, 8 * (2 * m + 1) * 6 + 8 * (m + 1) * (m + 1)):
         order, q = _sorted(P[sl])
         E = _fm_values(q)
-        k = np.argmax(E, axis=1)
+        k = first_max(E)
         V[sl] = E[np.arange(len(k)), k]
         H[sl] = _h_from_order(order, k, m)
     return out(H, V, single)
@@ -182,7 +182,7 @@ def jansche(p):
         b = np.arange(m - k + 1, dtype=np.float64)[None, :]
         F = 2 * a / (k + a + b)
         E[:, k] = np.einsum("na,ab,nb->n", A, F, B)
-    k = np.argmax(E, axis=1)
+    k = first_max(E)
     return out(_h_from_order(order, k, m), E[np.arange(n), k], single)
 
 
@@ -256,7 +256,7 @@ def lewis(p):
     S = np.cumsum(q, axis=1)
     approx = np.concatenate([np.prod(1 - q, axis=1)[:, None],
                              2 * S / (S[:, -1:] + np.arange(1, m + 1))], axis=1)
-    k = np.argmax(approx, axis=1)
+    k = first_max(approx)
     h = _h_from_order(order, k, m)
     v = expected_f_independent(P, h)
     return out(h, v, single)

@@ -17,7 +17,7 @@ import functools
 
 import numpy as np
 
-from ._common import (TOL, as_float, binary_input, check_unit, chunks, out,
+from ._common import (TIE_TOL, TOL, as_float, binary_input, check_unit, chunks, first_max, out,
                       single_threaded_blas, support_input)
 from .. import estimation as _est
 
@@ -138,7 +138,7 @@ def brute_force(support, probs):
             dense = np.zeros((sl.stop - sl.start, 2 ** m))
             np.add.at(dense, (np.arange(sl.stop - sl.start)[:, None], codes[sl]), pr[sl])
             E = dense @ T.T  # (nb, 2^m)
-            j = np.argmax(E, axis=1)
+            j = first_max(E)
             hbest[sl] = H[j]
             vbest[sl] = E[np.arange(len(j)), j]
         return out(hbest, vbest, single)
@@ -148,8 +148,8 @@ def brute_force(support, probs):
         best, bv = 0, -1.0
         for sl in chunks(2 ** m, 8 * max(1, len(pi)) * 3):
             E = _f_matrix(H[sl], Yi) @ pi
-            j = int(np.argmax(E))
-            if E[j] > bv:
+            j = int(first_max(E))
+            if E[j] > bv + TIE_TOL:
                 best, bv = sl.start + j, float(E[j])
         hbest[i], vbest[i] = H[best], bv
     return out(hbest, vbest, single)
@@ -223,7 +223,7 @@ def threshold_marginals(support, probs):
         valid = np.ones((nb, m), dtype=bool)
         valid[:, :-1] = ps[:, :-1] > ps[:, 1:]  # a threshold cannot split equal marginals
         vals = np.concatenate([p0[:, None], np.where(valid, E, -np.inf)], axis=1)
-        k = np.argmax(vals, axis=1)
+        k = first_max(vals)
         V[sl] = vals[np.arange(nb), k]
         h = np.zeros((nb, m), dtype=np.int8)
         h[np.arange(nb)[:, None], order] = np.arange(m)[None, :] < k[:, None]

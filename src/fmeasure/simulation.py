@@ -1,0 +1,890 @@
+"""Synthetic experiments of Section 6 of Waegeman et al. (2014): data models, protocol, evaluation.
+
+Two data models over ``m`` labels (no features): label independence with logistic marginals, and a
+chain model with strong label dependence. For each model, training samples of several sizes are
+drawn; the four inference methods of Section 6 (MM, JM, FM, GFM) estimate their parameters from a
+training sample by counting (``fmeasure.estimation``) and output one prediction ``h`` each
+(``fmeasure.inference``); every prediction is scored on one large test sample.
+
+What makes it fast:
+
+* Evaluation is done from sufficient statistics of the test sample, not row by row: the mean
+  F-measure of ``h`` with ``k = |h| > 0`` labels is ``sum_i h_i Delta_test[i, k]`` (Theorem 5.1,
+  with Delta estimated on the test sample) and ``P_test(y = 0)`` for ``h = 0``; the Hamming loss
+  follows from the test marginals; the subset 0/1 loss from the test count of ``h``; the Jaccard
+  index from one batched matrix product between the distinct predictions and the distinct test rows.
+  Duplicate predictions (frequent: at large training sizes all 50 repetitions agree) are scored once.
+* The Bayes-optimal reference for the chain model is exact: the probabilities of all ``2**m``
+  label vectors are built by doubling (label ``i`` is bit ``i`` of the index) and reduced to the
+  matrix ``P[i, s] = P(y_i = 1, s_y = s)`` by two matrix products over a split of the index bits.
+
+Randomness: every random stream is derived from ``(seed, data model, model index, purpose, size
+index)`` through :class:`numpy.random.SeedSequence`, so the results do not depend on how the models
+are split over Snakemake jobs.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from fmeasure import estimation, inference
+
+log = logging.getLogger(__name__)
+
+DATA_MODELS = ("independent", "chain")
+METHODS = ("MM", "JM", "FM", "GFM")
+MEASURES = ("hamming_loss", "subset_zero_one_loss", "f_measure", "jaccard_index")
+#: Direction of each measure: +1 when larger is better.
+MEASURE_SIGN = {"hamming_loss": -1, "subset_zero_one_loss": -1, "f_measure": 1, "jaccard_index": 1}
+SCALE_KINDS = ("variance", "std")
+
+_KIND_ID = {"independent": 1, "chain": 2}
+_PURPOSE_ID = {"weights": 1, "test": 2, "train": 3, "timing": 4}
+_MAX_EXACT_LABELS = 26
+_MAX_CODE_LABELS = 62
+
+
+# --------------------------------------------------------------------------------------------------
+# seeds
+
+
+def stream(seed: int, kind: str, model: int, purpose: str, index: int = 0) -> np.random.Generator:
+    """Independent random generator for one (data model, model index, purpose, index).
+
+    Parameters
+    ----------
+    seed : int
+        The experiment seed (config ``simulations.seed``).
+    kind : {"independent", "chain"}
+        Data model.
+    model : int
+        Model index (0-based).
+    purpose : {"weights", "test", "train", "timing"}
+        What the stream is for.
+    index : int, default 0
+        Further index, e.g. the position of the training size.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Examples
+    --------
+    >>> a = stream(1, "chain", 0, "test").random()
+    >>> a == stream(1, "chain", 0, "test").random()
+    True
+    """
+    _check_kind(kind)
+    if purpose not in _PURPOSE_ID:
+        raise ValueError(f"purpose: expected one of {sorted(_PURPOSE_ID)}, got {purpose!r}")
+    ss = np.random.SeedSequence([int(seed), _KIND_ID[kind], int(model), _PURPOSE_ID[purpose], int(index)])
+    return np.random.default_rng(ss)
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in DATA_MODELS:
+        raise ValueError(f"kind: expected one of {DATA_MODELS}, got {kind!r}")
+
+
+def normal_std(scale: float, scale_is: str) -> float:
+    """Standard deviation of ``N(mean, scale)`` given whether ``scale`` is a variance or a std.
+
+    Examples
+    --------
+    >>> normal_std(4.0, "variance"), normal_std(4.0, "std")
+    (2.0, 4.0)
+    """
+    if scale_is not in SCALE_KINDS:
+        raise ValueError(f"scale_is: expected one of {SCALE_KINDS}, got {scale_is!r}")
+    if not scale > 0:
+        raise ValueError(f"scale: must be > 0, got {scale!r}")
+    return float(math.sqrt(scale)) if scale_is == "variance" else float(scale)
+
+
+# --------------------------------------------------------------------------------------------------
+# data models
+
+
+@dataclass(frozen=True)
+class ExactSummary:
+    """What the Bayes-optimal references need from a joint distribution over ``{0,1}^m``.
+
+    Attributes
+    ----------
+    P : ndarray (m, m)
+        ``P[i, s - 1] = P(y_i = 1, s_y = s)``.
+    p_zero : float
+        ``P(y = 0)``.
+    marginals : ndarray (m,)
+        ``P(y_i = 1)``.
+    mode : ndarray (m,) int8
+        The joint mode.
+    mode_prob : float
+        Its probability.
+    """
+
+    P: np.ndarray
+    p_zero: float
+    marginals: np.ndarray
+    mode: np.ndarray
+    mode_prob: float
+
+
+@dataclass(frozen=True)
+class IndependentModel:
+    """Labels independent with ``P(y_i = 1) = 1 / (1 + exp(-w_i))`` (Section 6.1).
+
+    Examples
+    --------
+    >>> model = IndependentModel(np.array([0.0, 10.0]))
+    >>> model.sample(3, np.random.default_rng(0))[:, 1].tolist()
+    [1, 1, 1]
+    """
+
+    w: np.ndarray
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.w.shape[0])
+
+    @property
+    def marginals(self) -> np.ndarray:
+        return expit(self.w)
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Draw ``n`` label vectors, an int8 array (n, m)."""
+        return (rng.random((int(n), self.n_labels)) < self.marginals).astype(np.int8)
+
+    def prob(self, Y: np.ndarray) -> np.ndarray:
+        """Exact probability of each row of ``Y`` (n, m)."""
+        p = self.marginals
+        Y = np.asarray(Y)
+        return np.prod(np.where(Y == 1, p, 1.0 - p), axis=1)
+
+    def summary(self) -> ExactSummary:
+        """Exact marginals and joint mode (P is left empty: under independence FM is exact)."""
+        p = self.marginals
+        mode = (p > 0.5).astype(np.int8)
+        return ExactSummary(
+            P=np.empty((0, 0)),
+            p_zero=float(np.prod(1.0 - p)),
+            marginals=p,
+            mode=mode,
+            mode_prob=float(np.prod(np.maximum(p, 1.0 - p))),
+        )
+
+
+@dataclass(frozen=True)
+class ChainModel:
+    """Chain-rule model with strong label dependence (Section 6.2).
+
+    ``P(y_i = 1 | y_1..y_{i-1}) = 1 / (1 + exp(-sum_{j<i} 2 W[i, j] (y_j - 1/2) - w0[i]))``.
+    Only the strictly lower triangle of ``W`` is used.
+
+    Examples
+    --------
+    >>> model = ChainModel(np.array([[0.0, 0.0], [5.0, 0.0]]), np.array([0.0, 0.0]))
+    >>> float(model.prob(np.array([[1, 1]]))[0]) > 0.49
+    True
+    """
+
+    W: np.ndarray
+    w0: np.ndarray
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.w0.shape[0])
+
+    def _coef(self) -> tuple[np.ndarray, np.ndarray]:
+        # logit_i = base_i + sum_{j<i} C[i, j] y_j with C = 2 W (lower part), base = w0 - sum_{j<i} W[i, j]
+        C = 2.0 * np.tril(self.W, k=-1)
+        base = self.w0 - np.tril(self.W, k=-1).sum(axis=1)
+        return C, base
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Draw ``n`` label vectors by the chain rule, an int8 array (n, m)."""
+        n, m = int(n), self.n_labels
+        C, base = self._coef()
+        Yf = np.zeros((n, m), order="F")  # column-major: Yf[:, :i] is one contiguous block
+        for i in range(m):
+            logit = Yf[:, :i] @ C[i, :i] + base[i] if i else np.full(n, base[i])
+            Yf[:, i] = rng.random(n) < expit(logit)
+        return Yf.astype(np.int8)
+
+    def prob(self, Y: np.ndarray) -> np.ndarray:
+        """Exact probability of each row of ``Y`` (n, m), by the chain rule."""
+        C, base = self._coef()
+        Yf = np.asarray(Y, dtype=float)
+        logits = base[None, :] + Yf @ C.T
+        return np.prod(np.where(Yf == 1, expit(logits), expit(-logits)), axis=1)
+
+    def all_probs(self, chunk: int = 1 << 20) -> np.ndarray:
+        """Probabilities of all ``2**m`` label vectors; label ``i`` is bit ``i`` of the index.
+
+        Built by doubling: after step ``i`` the first ``2**(i+1)`` entries hold the probabilities of
+        the prefixes ``y_1..y_{i+1}``; the logits of label ``i`` over all ``2**i`` prefixes are
+        built by doubling too. Work and memory are O(2**m); m <= 26 is enforced.
+        """
+        m = self.n_labels
+        if m > _MAX_EXACT_LABELS:
+            raise ValueError(f"n_labels: exact enumeration supports m <= {_MAX_EXACT_LABELS}, got {m}")
+        C, base = self._coef()
+        probs = np.empty(1 << m)
+        probs[0] = 1.0
+        logits = np.empty(1 << max(m - 1, 0))
+        for i in range(m):
+            half = 1 << i
+            logits[0] = base[i]
+            for j in range(i):
+                logits[1 << j : 1 << (j + 1)] = logits[: 1 << j] + C[i, j]
+            for lo in range(0, half, chunk):
+                hi = min(half, lo + chunk)
+                # p(prefix, y_i = 1) = p(prefix) q; p(prefix, y_i = 0) = p(prefix) - p(prefix) q
+                # (absolute error <= eps * p(prefix): harmless for the sums we take)
+                np.multiply(probs[lo:hi], expit(logits[lo:hi]), out=probs[half + lo : half + hi])
+                probs[lo:hi] -= probs[half + lo : half + hi]
+        return probs
+
+    def summary(self) -> ExactSummary:
+        """Exact P matrix, P(y = 0), marginals and joint mode from all ``2**m`` vectors."""
+        return summarize_probs(self.all_probs(), self.n_labels)
+
+
+def _popcount(n_bits: int) -> np.ndarray:
+    x = np.arange(1 << n_bits, dtype=np.int64)
+    return ((x[:, None] >> np.arange(n_bits)) & 1).sum(axis=1) if n_bits else np.zeros(1, dtype=np.int64)
+
+
+def _bits(n_bits: int) -> np.ndarray:
+    x = np.arange(1 << n_bits, dtype=np.int64)
+    return ((x[:, None] >> np.arange(n_bits)) & 1).astype(float)
+
+
+def summarize_probs(probs: np.ndarray, m: int) -> ExactSummary:
+    """Reduce the probabilities of all ``2**m`` label vectors (label i = bit i) to an ExactSummary.
+
+    ``P[i, s] = sum_y P(y) y_i [s_y = s]`` is computed without touching each vector ``m`` times:
+    the index is split into high bits (rows) and low bits (columns) of a matrix ``Q``; one-hot
+    encodings of the popcounts of each half turn the sums into two small matrix products.
+
+    Examples
+    --------
+    >>> s = summarize_probs(np.array([0.1, 0.2, 0.3, 0.4]), 2)   # P(00), P(10), P(01), P(11)
+    >>> s.P.round(2).tolist(), s.p_zero, s.mode.tolist()
+    ([[0.2, 0.4], [0.3, 0.4]], 0.1, [1, 1])
+    """
+    probs = np.asarray(probs, dtype=float)
+    if probs.shape != (1 << m,):
+        raise ValueError(f"probs: expected shape ({1 << m},) for m={m}, got {probs.shape}")
+    lb = (m + 1) // 2
+    hb = m - lb
+    Q = probs.reshape(1 << hb, 1 << lb)  # Q[hi, lo]
+    pc_lo, pc_hi = _popcount(lb), _popcount(hb)
+    A_lo = np.eye(lb + 1)[pc_lo]  # (2^lb, lb+1) one-hot of popcount
+    A_hi = np.eye(hb + 1)[pc_hi]
+    bits_lo, bits_hi = _bits(lb), _bits(hb)
+    P = np.zeros((m, m + 1))  # columns s = 0..m
+    # low labels: M[a, lo] = sum_{hi: pc(hi) = a} Q[hi, lo]; N[a, i, c] = sum_lo M[a, lo] bit_i(lo) [pc(lo) = c]
+    M = A_hi.T @ Q
+    N = np.einsum("al,li,lc->aic", M, bits_lo, A_lo, optimize=True)
+    # high labels: M2[hi, c] = sum_{lo: pc(lo) = c} Q[hi, lo]; N2[i, a, c] = sum_hi bit_i(hi) [pc(hi) = a] M2[hi, c]
+    M2 = Q @ A_lo
+    N2 = np.einsum("hi,ha,hc->iac", bits_hi, A_hi, M2, optimize=True)
+    for a in range(hb + 1):
+        for c in range(lb + 1):
+            P[:lb, a + c] += N[a, :, c]
+            P[lb:, a + c] += N2[:, a, c]
+    top = int(np.argmax(probs))
+    mode = ((top >> np.arange(m)) & 1).astype(np.int8)
+    return ExactSummary(
+        P=P[:, 1:],
+        p_zero=float(probs[0]),
+        marginals=P.sum(axis=1),
+        mode=mode,
+        mode_prob=float(probs[top]),
+    )
+
+
+def draw_model(kind: str, n_labels: int, rng: np.random.Generator, *, weight_mean: float,
+               bias_mean: float = 0.0, scale: float, scale_is: str) -> IndependentModel | ChainModel:
+    """Draw one model (one set of weights) of the given kind.
+
+    Independent: ``w_i ~ N(weight_mean, scale)``. Chain: ``w_ij ~ N(weight_mean, scale)`` for
+    ``j < i`` and ``w_i0 ~ N(bias_mean, scale)``. ``scale`` is a variance or a standard deviation
+    according to ``scale_is``.
+
+    Examples
+    --------
+    >>> draw_model("independent", 3, np.random.default_rng(0), weight_mean=0.0, scale=3.0,
+    ...            scale_is="variance").n_labels
+    3
+    """
+    _check_kind(kind)
+    if n_labels < 1:
+        raise ValueError(f"n_labels: must be >= 1, got {n_labels}")
+    sd = normal_std(scale, scale_is)
+    if kind == "independent":
+        return IndependentModel(rng.normal(weight_mean, sd, size=n_labels))
+    W = np.tril(rng.normal(weight_mean, sd, size=(n_labels, n_labels)), k=-1)
+    w0 = rng.normal(bias_mean, sd, size=n_labels)
+    return ChainModel(W, w0)
+
+
+def make_model(kind: str, index: int, sim: dict) -> IndependentModel | ChainModel:
+    """The ``index``-th model of a data model, from the ``simulations`` config block."""
+    _check_kind(kind)
+    spec = sim["data_models"][kind]
+    return draw_model(kind, sim["n_labels"], stream(sim["seed"], kind, index, "weights"),
+                      weight_mean=spec["weight_mean"], bias_mean=spec.get("bias_mean", 0.0),
+                      scale=sim["scale"], scale_is=sim["scale_is"])
+
+
+# --------------------------------------------------------------------------------------------------
+# evaluation from sufficient statistics
+
+
+def row_codes(Y: np.ndarray) -> np.ndarray:
+    """Integer code of each binary row (label i = bit i), int64; requires m <= 62."""
+    Y = np.asarray(Y)
+    m = Y.shape[-1]
+    if m > _MAX_CODE_LABELS:
+        raise ValueError(f"Y: row codes support m <= {_MAX_CODE_LABELS} labels, got {m}")
+    return (Y.astype(np.int64) << np.arange(m, dtype=np.int64)).sum(axis=-1)
+
+
+@dataclass
+class TestStatistics:
+    """Sufficient statistics of a test sample for scoring predictions with the four measures.
+
+    Build with :meth:`from_sample`; score with :meth:`evaluate`.
+
+    Examples
+    --------
+    >>> Y = np.array([[1, 0], [1, 1], [0, 0]], dtype=np.int8)
+    >>> ts = TestStatistics.from_sample(Y)
+    >>> {k: round(float(v[0]), 4) for k, v in ts.evaluate(np.array([[1, 0]])).items()}
+    {'hamming_loss': 0.3333, 'subset_zero_one_loss': 0.6667, 'f_measure': 0.5556, 'jaccard_index': 0.5}
+    """
+
+    n: int
+    marginals: np.ndarray
+    delta: np.ndarray
+    p_zero: float
+    codes: np.ndarray  # sorted distinct row codes
+    counts: np.ndarray  # their counts
+    rows: np.ndarray = field(repr=False)  # distinct rows, float32 (n_u, m)
+    sizes: np.ndarray = field(repr=False)  # their label counts
+    jaccard_empty: float = 1.0
+
+    @classmethod
+    def from_sample(cls, Y: np.ndarray, *, jaccard_empty: float = 1.0) -> "TestStatistics":
+        """Compute the statistics of a test sample ``Y`` (n, m) of 0/1 values."""
+        Y = np.asarray(Y)
+        if Y.ndim != 2 or Y.shape[0] == 0 or Y.shape[1] == 0:
+            raise ValueError(f"Y: expected a non-empty (n, m) array, got shape {Y.shape}")
+        Y = Y.astype(np.int8, copy=False)
+        codes, first, counts = np.unique(row_codes(Y), return_index=True, return_counts=True)
+        rows = Y[first]
+        delta, p_zero = estimation.delta_matrix(Y)
+        return cls(
+            n=int(Y.shape[0]),
+            marginals=Y.mean(axis=0, dtype=float),
+            delta=np.asarray(delta, dtype=float),
+            p_zero=float(p_zero),
+            codes=codes,
+            counts=counts,
+            rows=rows.astype(np.float32),
+            sizes=rows.sum(axis=1, dtype=np.int64),
+            jaccard_empty=float(jaccard_empty),
+        )
+
+    def evaluate(self, H: np.ndarray, *, chunk_elements: int = 1 << 24) -> dict[str, np.ndarray]:
+        """Mean Hamming loss, subset 0/1 loss, F-measure and Jaccard index of each prediction.
+
+        Parameters
+        ----------
+        H : ndarray (n_h, m)
+            Predictions, 0/1.
+        chunk_elements : int
+            Bound on the size of the (predictions x distinct test rows) block of the Jaccard product.
+
+        Returns
+        -------
+        dict of measure name -> ndarray (n_h,)
+        """
+        H = np.atleast_2d(np.asarray(H))
+        m = self.marginals.shape[0]
+        if H.shape[1] != m:
+            raise ValueError(f"H: expected {m} columns, got shape {H.shape}")
+        codes = row_codes(H)
+        ucodes, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        Hu = H[first].astype(np.int64)
+        k = Hu.sum(axis=1)
+        p = self.marginals
+        hamming = (Hu * (1.0 - p) + (1 - Hu) * p).mean(axis=1)
+        pos = np.searchsorted(self.codes, ucodes).clip(max=len(self.codes) - 1)
+        hits = np.where(self.codes[pos] == ucodes, self.counts[pos], 0)
+        subset = 1.0 - hits / self.n
+        kcol = np.maximum(k, 1) - 1
+        f = np.where(k > 0, (Hu * self.delta[:, kcol].T).sum(axis=1), self.p_zero)
+        # Jaccard: |y & h| / |y | h| = a / (s + k - a); for k > 0 the union is >= k > 0, so only
+        # the empty prediction needs the empty/empty convention (float32 is exact for these integers).
+        jac = np.empty(len(Hu))
+        w = (self.counts / self.n).astype(np.float32)
+        sizes = self.sizes.astype(np.float32)
+        nz = np.flatnonzero(k > 0)
+        jac[k == 0] = self.jaccard_empty * self.p_zero
+        step = max(1, chunk_elements // max(1, len(self.codes)))
+        for lo in range(0, len(nz), step):
+            idx = nz[lo : lo + step]
+            inter = Hu[idx].astype(np.float32) @ self.rows.T
+            union = sizes[None, :] + k[idx, None].astype(np.float32) - inter
+            np.divide(inter, union, out=inter)
+            jac[idx] = (inter @ w).astype(float)
+        out = {"hamming_loss": hamming, "subset_zero_one_loss": subset, "f_measure": f, "jaccard_index": jac}
+        return {name: vals[inverse] for name, vals in out.items()}
+
+
+# --------------------------------------------------------------------------------------------------
+# methods
+
+
+def predict_methods(Y: np.ndarray, methods=METHODS) -> dict[str, np.ndarray]:
+    """Predictions of MM, JM, FM and GFM, each estimated by counting from one training sample.
+
+    Parameters
+    ----------
+    Y : ndarray (n_sets, n_samples, m)
+        A batch of training samples.
+    methods : sequence of str
+        Subset of ``("MM", "JM", "FM", "GFM")``.
+
+    Returns
+    -------
+    dict of method -> int8 ndarray (n_sets, m)
+    """
+    bad = set(methods) - set(METHODS)
+    if bad:
+        raise ValueError(f"methods: unknown {sorted(bad)}; expected a subset of {METHODS}")
+    out = {}
+    if "MM" in methods or "FM" in methods:
+        p = estimation.marginals(Y)
+        if "MM" in methods:
+            out["MM"] = inference.marginal_modes(p)[0]
+        if "FM" in methods:
+            out["FM"] = inference.fm(p)[0]
+    if "JM" in methods:
+        out["JM"] = estimation.joint_mode(Y)[0]
+    if "GFM" in methods:
+        P, p_zero = estimation.p_matrix(Y)
+        out["GFM"] = inference.gfm_from_p(P, p_zero)[0]
+    return {name: np.asarray(out[name], dtype=np.int8).reshape(Y.shape[0], -1) for name in methods}
+
+
+def bayes_predictions(model: IndependentModel | ChainModel) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Bayes-optimal predictions and their exact (population) risks for Hamming, subset 0/1 and F.
+
+    Returns
+    -------
+    predictions : dict measure -> int8 ndarray (m,)
+        True marginal modes (Hamming), true joint mode (subset 0/1), true F-maximizer (F).
+    values : dict measure -> float
+        Exact expected measure of those predictions under the model. Jaccard has no exact
+        reference (no efficient Jaccard maximizer exists) and is omitted.
+    """
+    s = model.summary()
+    if isinstance(model, IndependentModel):
+        h_f, v_f = inference.fm(s.marginals)
+    else:
+        h_f, v_f = inference.gfm_from_p(s.P, s.p_zero)
+    preds = {
+        "hamming_loss": (s.marginals > 0.5).astype(np.int8),
+        "subset_zero_one_loss": s.mode,
+        "f_measure": np.asarray(h_f, dtype=np.int8).ravel(),
+    }
+    values = {
+        "hamming_loss": float(np.minimum(s.marginals, 1.0 - s.marginals).mean()),
+        "subset_zero_one_loss": 1.0 - s.mode_prob,
+        "f_measure": float(np.asarray(v_f).ravel()[0]),
+    }
+    return preds, values
+
+
+# --------------------------------------------------------------------------------------------------
+# protocol
+
+
+def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run the whole protocol for one model: all training sizes, all repetitions, all methods.
+
+    Parameters
+    ----------
+    kind : {"independent", "chain"}
+    index : int
+        Model index.
+    sim : dict
+        The ``simulations`` config block (keys ``seed, n_labels, training_sizes,
+        n_training_sets, n_test, methods, scale, scale_is, data_models``).
+    jaccard_empty : float
+        Jaccard index of an empty prediction against an empty truth.
+
+    Returns
+    -------
+    scores : DataFrame
+        One row per (training size, training set, method) with the four test-set measures.
+    reference : DataFrame
+        One row per measure with the Bayes-optimal prediction's exact value (``bayes``) and its
+        test-set value (``bayes_test``).
+    """
+    t0 = time.perf_counter()
+    model = make_model(kind, index, sim)
+    test = model.sample(sim["n_test"], stream(sim["seed"], kind, index, "test"))
+    stats = TestStatistics.from_sample(test, jaccard_empty=jaccard_empty)
+    del test
+    methods = list(sim["methods"])
+    n_sets = int(sim["n_training_sets"])
+    preds, keys = [], []
+    for si, n in enumerate(sim["training_sizes"]):
+        rng = stream(sim["seed"], kind, index, "train", si)
+        Y = model.sample(n_sets * n, rng).reshape(n_sets, n, -1)
+        for method, H in predict_methods(Y, methods).items():
+            preds.append(H)
+            keys.append((n, method))
+    H = np.concatenate(preds)
+    scores = stats.evaluate(H)
+    frame = pd.DataFrame({
+        "data_model": kind,
+        "model": index,
+        "train_size": np.repeat([k[0] for k in keys], n_sets),
+        "train_set": np.tile(np.arange(n_sets), len(keys)),
+        "method": np.repeat([k[1] for k in keys], n_sets),
+        **scores,
+    })
+    bayes_h, bayes_v = bayes_predictions(model)
+    names = list(bayes_h)
+    test_vals = stats.evaluate(np.stack([bayes_h[n] for n in names]))
+    ref = pd.DataFrame({
+        "data_model": kind,
+        "model": index,
+        "measure": names,
+        "bayes": [bayes_v[n] for n in names],
+        "bayes_test": [test_vals[n][i] for i, n in enumerate(names)],
+    })
+    log.info("%s model %d: %d predictions (%d distinct test rows) in %.2f s", kind, index, len(H),
+             len(stats.codes), time.perf_counter() - t0)
+    return frame, ref
+
+
+def run_models(kind: str, indices, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`run_model` for several model indices, concatenated."""
+    parts = [run_model(kind, int(i), sim, jaccard_empty=jaccard_empty) for i in indices]
+    return pd.concat([p[0] for p in parts], ignore_index=True), pd.concat([p[1] for p in parts], ignore_index=True)
+
+
+def model_chunks(n_models: int, models_per_job: int) -> list[tuple[int, int]]:
+    """Split ``range(n_models)`` into ``[start, stop)`` chunks of ``models_per_job`` models.
+
+    Examples
+    --------
+    >>> model_chunks(5, 2)
+    [(0, 2), (2, 4), (4, 5)]
+    """
+    if n_models < 1 or models_per_job < 1:
+        raise ValueError(f"n_models/models_per_job: must be >= 1, got {n_models}/{models_per_job}")
+    return [(a, min(a + models_per_job, n_models)) for a in range(0, n_models, models_per_job)]
+
+
+# --------------------------------------------------------------------------------------------------
+# aggregation
+
+
+def summarize(scores: pd.DataFrame, reference: pd.DataFrame) -> pd.DataFrame:
+    """Mean, standard error and regret per (data model, training size, method, measure).
+
+    ``se`` is the standard error over all (model, training set) runs, as in the paper's error bars;
+    ``se_models`` the standard error over the per-model means (the models are the independent
+    replicates). ``bayes`` is the mean exact Bayes-optimal value over the models (NaN for Jaccard);
+    ``regret`` the mean of ``sign * (bayes - score)`` per run, >= 0 up to test-sample noise.
+    """
+    long = scores.melt(id_vars=["data_model", "model", "train_size", "train_set", "method"],
+                       value_vars=list(MEASURES), var_name="measure", value_name="value")
+    long = long.merge(reference[["data_model", "model", "measure", "bayes"]], how="left",
+                      on=["data_model", "model", "measure"])
+    sign = long["measure"].map(MEASURE_SIGN)
+    long["regret"] = sign * (long["bayes"] - long["value"])
+    keys = ["data_model", "train_size", "method", "measure"]
+    g = long.groupby(keys, sort=False)
+    out = g.agg(mean=("value", "mean"), sd=("value", "std"), n=("value", "size"),
+                bayes=("bayes", "mean"), regret=("regret", "mean"), regret_sd=("regret", "std")).reset_index()
+    out["se"] = out["sd"] / np.sqrt(out["n"])
+    out["regret_se"] = out["regret_sd"] / np.sqrt(out["n"])
+    per_model = long.groupby(keys + ["model"], sort=False)["value"].mean().reset_index()
+    sem = per_model.groupby(keys, sort=False)["value"].agg(["std", "size"])
+    sem = (sem["std"] / np.sqrt(sem["size"])).rename("se_models").reset_index()
+    out = out.merge(sem, on=keys)
+    cols = keys + ["mean", "se", "se_models", "n", "bayes", "regret", "regret_se"]
+    return out[cols].sort_values(["data_model", "measure", "method", "train_size"]).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# claims of Section 6
+
+
+def _best(summary: pd.DataFrame, kind: str, n: int, measure: str) -> pd.Series:
+    sub = summary[(summary.data_model == kind) & (summary.train_size == n) & (summary.measure == measure)]
+    return sub.set_index("method")["mean"] * MEASURE_SIGN[measure]
+
+
+def claims_table(summary: pd.DataFrame, *, tolerance: float = 1e-3, small_sizes=(5, 10, 20)) -> pd.DataFrame:
+    """Check the conclusions of Section 6 on a summary; one row per claim with evidence and verdict.
+
+    ``tolerance`` is the margin within which two methods count as tied (same units as the measure).
+    Claims about training-size ranges use the largest size of the summary (``large``) and the sizes
+    in ``small_sizes`` that are present.
+    """
+    rows = []
+    sizes = sorted(summary.train_size.unique())
+    large = int(sizes[-1])
+    small = [int(n) for n in sizes if n in set(small_sizes)] or [int(sizes[0])]
+
+    def add(kind, claim, ok, evidence):
+        rows.append({"data_model": kind, "claim": claim, "holds": bool(ok), "evidence": evidence})
+
+    def gap(kind, n, measure, a, others):
+        s = _best(summary, kind, n, measure)
+        return float(s[a] - max(s[o] for o in others if o in s.index))
+
+    for kind in sorted(summary.data_model.unique()):
+        methods = set(summary[summary.data_model == kind].method)
+        others = lambda a: [o for o in methods if o != a]  # noqa: E731
+        if {"MM", "JM"} <= methods:
+            d = gap(kind, large, "hamming_loss", "MM", others("MM"))
+            add(kind, f"MM best for Hamming loss at n={large}", d >= -tolerance,
+                f"MM minus best other (loss sign-flipped): {d:+.4f}")
+            d = gap(kind, large, "subset_zero_one_loss", "JM", others("JM"))
+            add(kind, f"JM best for subset 0/1 loss at n={large}", d >= -tolerance,
+                f"JM minus best other (loss sign-flipped): {d:+.4f}")
+        if {"FM", "GFM"} <= methods:
+            s = _best(summary, kind, large, "jaccard_index")
+            best_f = max(s["FM"], s["GFM"])
+            add(kind, f"an F-maximizer (FM or GFM) best for the Jaccard index at n={large}",
+                best_f >= max(s[o] for o in methods - {"FM", "GFM"}) - tolerance,
+                f"max(FM, GFM) {best_f:.4f} vs best other {max(s[o] for o in methods - {'FM', 'GFM'}):.4f}")
+            reg = summary[(summary.data_model == kind) & (summary.train_size == large)
+                          & (summary.measure == "f_measure") & (summary.method == "GFM")]["regret"].iloc[0]
+            add(kind, f"GFM's F-measure regret vs the Bayes-optimal F-maximizer small at n={large}",
+                reg <= 5 * tolerance, f"mean regret {reg:.4f}")
+        if kind == "independent" and {"FM", "GFM"} <= methods:
+            s = _best(summary, kind, large, "f_measure")
+            add(kind, f"FM and GFM tie on F-measure at n={large}", abs(s["FM"] - s["GFM"]) <= tolerance,
+                f"|FM - GFM| = {abs(s['FM'] - s['GFM']):.4f}")
+            d = np.mean([_best(summary, kind, n, "f_measure")["FM"] - _best(summary, kind, n, "f_measure")["GFM"]
+                         for n in small])
+            add(kind, f"FM at least as good as GFM on F-measure at small n {small}", d >= -tolerance,
+                f"mean FM - GFM: {d:+.4f}")
+        if kind == "independent" and {"MM", "JM"} <= methods:
+            d = np.mean([_best(summary, kind, n, "subset_zero_one_loss")["MM"]
+                         - _best(summary, kind, n, "subset_zero_one_loss")["JM"] for n in small])
+            add(kind, f"JM converges slower than MM: MM better on subset 0/1 at small n {small}", d > 0,
+                f"mean JM loss - MM loss: {d:+.4f}")
+        if kind == "chain" and {"FM", "GFM"} <= methods:
+            mid = [n for n in sizes if n >= 100] or [large]
+            ds = [gap(kind, n, "f_measure", "GFM", others("GFM")) for n in mid]
+            add(kind, f"GFM clearly best for F-measure at every n >= {mid[0]}", min(ds) > tolerance,
+                f"smallest margin over the best other: {min(ds):+.4f}")
+            s = _best(summary, kind, large, "f_measure")
+            add(kind, f"GFM ahead of FM on F-measure at n={large} (any margin)", s["GFM"] > s["FM"],
+                f"GFM - FM: {s['GFM'] - s['FM']:+.4f}")
+            d = gap(kind, large, "jaccard_index", "GFM", others("GFM"))
+            add(kind, f"GFM best for the Jaccard index at n={large}", d >= -tolerance,
+                f"GFM minus best other: {d:+.4f}")
+            if "JM" in methods:
+                s = _best(summary, kind, large, "jaccard_index").drop("GFM").sort_values(ascending=False)
+                add(kind, f"JM second for the Jaccard index at n={large}", s.index[0] == "JM",
+                    "order after GFM: " + ", ".join(f"{k} {v:.4f}" for k, v in s.items()))
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------------------
+# running times (Figure 4)
+
+
+def _best_of(fn, inner: int):
+    """Run ``fn`` ``inner`` times; return (smallest elapsed seconds, last result)."""
+    best, out = math.inf, None
+    for _ in range(inner):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def time_methods(n_labels_grid, *, n_train: int, repeats: int, seed: int, sim: dict,
+                 kind: str = "chain", inner: int = 3) -> pd.DataFrame:
+    """Estimation and inference time of MM, JM, FM and GFM against the number of labels.
+
+    For each ``m`` one model of ``kind`` is drawn and ``repeats`` training samples of ``n_train``
+    vectors; each method's estimation step (counting on one training sample) and inference step
+    (one call on those estimates) are timed separately with :func:`time.perf_counter`, one
+    instance at a time as in the paper. Each step is run ``inner`` times on the same sample and
+    the fastest run kept (as :mod:`timeit` does), which removes most of the noise of a shared
+    machine; means and standard errors are then taken over the ``repeats`` samples.
+    MM's inference is the threshold ``p > 0.5`` itself (``inference.marginal_modes`` also
+    computes the expected F of its output, which MM does not need). JM has a single step,
+    counting the label vectors and reading off the most frequent (``estimation.joint_mode``),
+    recorded as its estimation; it has no inference row. FM's estimation is MM's.
+
+    Returns
+    -------
+    DataFrame with columns ``n_labels, repeat, method, step, seconds``.
+    """
+    if repeats < 1 or inner < 1:
+        raise ValueError(f"repeats/inner: must be >= 1, got {repeats}/{inner}")
+    rows = []
+    spec = sim["data_models"][kind]
+    for m in n_labels_grid:
+        rng = stream(seed, kind, int(m), "timing")
+        model = draw_model(kind, int(m), rng, weight_mean=spec["weight_mean"], bias_mean=spec.get("bias_mean", 0.0),
+                           scale=sim["scale"], scale_is=sim["scale_is"])
+        for r in range(-1, repeats):  # r = -1: an untimed warm-up round (first-call overheads)
+            Y = model.sample(n_train, rng)
+            steps = {}
+            steps[("MM", "estimation")], p = _best_of(lambda: estimation.marginals(Y), inner)
+            steps[("FM", "estimation")] = steps[("MM", "estimation")]
+            steps[("MM", "inference")], _ = _best_of(lambda: p > 0.5, inner)
+            steps[("FM", "inference")], _ = _best_of(lambda: inference.fm(p), inner)
+            steps[("JM", "estimation")], _ = _best_of(lambda: estimation.joint_mode(Y), inner)
+            steps[("GFM", "estimation")], (P, p_zero) = _best_of(lambda: estimation.p_matrix(Y), inner)
+            steps[("GFM", "inference")], _ = _best_of(lambda: inference.gfm_from_p(P, p_zero), inner)
+            for (method, step), sec in steps.items() if r >= 0 else ():
+                rows.append({"n_labels": int(m), "repeat": r, "method": method, "step": step, "seconds": sec})
+    return pd.DataFrame(rows)
+
+
+def summarize_times(times: pd.DataFrame) -> pd.DataFrame:
+    """Mean and standard error (milliseconds) per (number of labels, method, step).
+
+    Columns ``time_ms_mean`` and ``time_ms_se`` (named ``time_*`` so that reproducibility checks
+    can leave these run-dependent numbers out).
+    """
+    g = times.assign(ms=times["seconds"] * 1e3).groupby(["step", "method", "n_labels"])["ms"]
+    out = g.agg(["mean", "std", "size"]).reset_index()
+    out["time_ms_se"] = out["std"] / np.sqrt(out["size"])
+    out = out.rename(columns={"mean": "time_ms_mean", "size": "n"})
+    return out[["step", "method", "n_labels", "time_ms_mean", "time_ms_se", "n"]]
+
+
+# --------------------------------------------------------------------------------------------------
+# pipeline outputs: aggregation, tables, figures
+
+MEASURE_TITLE = {"hamming_loss": "Hamming loss", "subset_zero_one_loss": "subset 0/1 loss",
+                 "f_measure": "F-measure", "jaccard_index": "Jaccard index"}
+
+
+def aggregate(score_paths, reference_paths) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read the per-job CSVs of :func:`run_models` and summarize them.
+
+    Returns
+    -------
+    summary : DataFrame
+        :func:`summarize` of all runs.
+    reference : DataFrame
+        All per-model Bayes references.
+    """
+    if not score_paths or len(score_paths) != len(reference_paths):
+        raise ValueError("score_paths/reference_paths: need as many reference files as score files (>= 1)")
+    scores = pd.concat([pd.read_csv(p) for p in score_paths], ignore_index=True)
+    reference = pd.concat([pd.read_csv(p) for p in reference_paths], ignore_index=True)
+    dup = scores.duplicated(["data_model", "model", "train_size", "train_set", "method"])
+    if dup.any():
+        raise ValueError(f"score_paths: {int(dup.sum())} duplicated runs (overlapping model chunks?)")
+    return summarize(scores, reference), reference
+
+
+def regret_table(summary: pd.DataFrame, sizes=(10, 100, 1000, 10000)) -> pd.DataFrame:
+    """Mean regret (± standard error) vs the exact Bayes-optimal prediction at a few training sizes.
+
+    One row per (data model, measure, method) for the measures that have a reference; one column
+    per training size present in ``sizes``.
+    """
+    sub = summary[summary.bayes.notna() & summary.train_size.isin(sizes)].copy()
+    sub["cell"] = [f"{r:.4f} ± {s:.4f}" for r, s in zip(sub.regret, sub.regret_se)]
+    wide = sub.pivot_table(index=["data_model", "measure", "method"], columns="train_size", values="cell",
+                           aggfunc="first").reset_index()
+    wide.columns = [c if isinstance(c, str) else f"n={c}" for c in wide.columns]
+    return wide
+
+
+def plot_performance(summary: pd.DataFrame, *, zoom_max: int = 100, title: str | None = None, jaccard_empty=None):
+    """Figures 2 and 3: four rows (measures) x two columns (training sizes up to ``zoom_max``; all).
+
+    ``summary`` holds one data model. Each method is a line with standard-error bars; the dotted
+    line is the mean exact Bayes-optimal value (Hamming, subset 0/1, F). The right column uses a
+    logarithmic size axis.
+    """
+    from .figures import METHOD_STYLE, plt, style
+
+    methods = [m for m in METHODS if m in set(summary.method)]
+    fig, axes = plt.subplots(len(MEASURES), 2, figsize=(9.5, 12.5), squeeze=False)
+    for r, measure in enumerate(MEASURES):
+        sub = summary[summary.measure == measure]
+        for c, zoom in enumerate([True, False]):
+            ax = axes[r, c]
+            part = sub[sub.train_size <= zoom_max] if zoom else sub
+            for method in methods:
+                d = part[part.method == method].sort_values("train_size")
+                ax.errorbar(d.train_size, d["mean"], yerr=d["se"], capsize=2, markersize=4, **style(method))
+            bayes = sub["bayes"].dropna()
+            if len(bayes):
+                ax.axhline(bayes.mean(), label="Bayes-optimal", **{k: v for k, v in METHOD_STYLE["Bayes"].items()
+                                                                    if k != "marker"})
+            if not zoom:
+                ax.set_xscale("log")
+                _plain_log_ticks(ax.xaxis)
+            ax.set_xlabel("training observations")
+            name = MEASURE_TITLE[measure]
+            if measure == "jaccard_index" and jaccard_empty is not None:
+                name += f" (empty/empty = {jaccard_empty:g})"
+            ax.set_title(f"{name}: " + (f"up to {zoom_max}" if zoom else "full range"), fontsize=10)
+            ax.grid(alpha=0.3)
+    axes[2, 1].legend(frameon=False, fontsize=8, loc="best")
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def _plain_log_ticks(axis):
+    from matplotlib import ticker
+
+    axis.set_major_formatter(ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def plot_times(time_summary: pd.DataFrame):
+    """Figure 4: estimation (left) and inference (right) time in ms against the number of labels,
+    with standard-error bars, on log-log axes."""
+    from .figures import plt, style
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    for ax, step in zip(axes, ["estimation", "inference"]):
+        sub = time_summary[time_summary.step == step]
+        for method in [m for m in METHODS if m in set(sub.method)]:
+            d = sub[sub.method == method].sort_values("n_labels")
+            ax.errorbar(d.n_labels, d.time_ms_mean, yerr=d.time_ms_se, capsize=2, markersize=4, **style(method))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        _plain_log_ticks(ax.xaxis)
+        _plain_log_ticks(ax.yaxis)
+        ax.set_xlabel("number of labels m")
+        ax.set_ylabel("time per training sample (ms)")
+        ax.set_title(f"{step} time")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(frameon=False)
+    return fig

@@ -1,0 +1,57 @@
+"""Tests of the Table 2/3 experiment driver (fmeasure.knn_experiment)."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fmeasure.knn_experiment import knn_tables, run_knn
+
+
+def _toy():
+    # test point 0 has neighbours (by distance) rows 0, 1, 2 of the training set, test
+    # point 1 has rows 3, 2, 1.
+    X = np.array([[0.0], [1.0], [2.0], [10.0]])
+    Y = np.array([[1, 0, 0], [1, 1, 0], [1, 0, 0], [0, 1, 1]])
+    Xt = np.array([[0.0], [9.0]])
+    Yt = np.array([[1, 0, 0], [0, 1, 0]])
+    return SimpleNamespace(name="scene", X_train=X, Y_train=Y, X_test=Xt, Y_test=Yt)
+
+
+def test_run_knn_scores_hand_computed():
+    res = run_knn(_toy(), neighbours=[1, 3], methods=["mm", "jm"], jaccard_empty=0.0)
+    r = res.set_index(["l", "method"])
+    # l = 1: predictions (1,0,0) and (0,1,1): Hamming 0 and 1/3 -> 16.67 %; subset 0/1 50 %;
+    # F 1 and 2*1/(1+2) = 2/3 -> 83.33 %; Jaccard 1 and 1/2 -> 75 %
+    for m in ["MM", "JM"]:
+        assert r.loc[(1, m), "hamming"] == pytest.approx(100 / 6)
+        assert r.loc[(1, m), "subset01"] == pytest.approx(50)
+        assert r.loc[(1, m), "f"] == pytest.approx(250 / 3)
+        assert r.loc[(1, m), "jaccard"] == pytest.approx(75)
+    # l = 3, test 1: neighbours (0,1,1), (1,0,0), (1,1,0): MM (1,1,0) [p = 2/3, 2/3, 1/3];
+    # JM: all distinct -> the nearest's (0,1,1). Test 0: MM (1,0,0), JM (1,0,0).
+    # MM: Hamming (0 + 1/3)/2; F (1 + 2/3)/2.  JM: Hamming (0 + 1/3)/2; F (1 + 2/3)/2
+    assert r.loc[(3, "MM"), "f"] == pytest.approx(100 * (1 + 2 / 3) / 2)
+    assert r.loc[(3, "JM"), "jaccard"] == pytest.approx(100 * (1 + 1 / 2) / 2)
+    assert (res["time_s"] == res["search_s"] + res["inference_s"]).all()
+    assert (res["search_s"] > 0).all() and (res["inference_s"] > 0).all()
+    with pytest.raises(ValueError, match="methods"):
+        run_knn(_toy(), neighbours=[1], methods=["lewis"])
+
+
+def test_knn_tables_beside_paper(tmp_path):
+    res = run_knn(_toy(), neighbours=[10, 20], methods=["mm", "gfm"])
+    out = {k: tmp_path / f"{k}.{k[-3:]}" for k in ["t2_csv", "t2_md", "t3_csv", "t3_md"]}
+    t2, t3 = knn_tables(
+        res, table2_csv=out["t2_csv"], table2_md=out["t2_md"], table3_csv=out["t3_csv"],
+        table3_md=out["t3_md"], caption2="Table 2 caption", caption3="Table 3 caption",
+    )
+    # the paper's scene MM, l = 10 row: 10.28 / 40.47 / 65.80 / 64.23
+    row = t2.set_index(["method", "l"]).loc[("MM", 10)]
+    assert row["hamming_paper"] == 10.28 and row["jaccard_paper"] == 64.23
+    assert row["f_diff"] == pytest.approx(row["f"] - 65.80)
+    assert t3.set_index(["method", "l"]).loc[("GFM", 20), "time_s_paper"] == 8.171
+    md = out["t2_md"].read_text()
+    assert md.startswith("Table 2 caption") and "(10.28, " in md and "**" in md
+    assert len(pd.read_csv(out["t2_csv"])) == 4

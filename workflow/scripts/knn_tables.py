@@ -1,0 +1,26 @@
+"""Tables 2 and 3: gather the per-dataset kNN results, beside the paper's numbers."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from fmeasure.io import script_logging
+from fmeasure.knn_experiment import knn_tables
+
+log = script_logging(snakemake)  # noqa: F821
+out, params = snakemake.output, snakemake.params  # noqa: F821
+results = pd.concat([pd.read_csv(p) for p in snakemake.input], ignore_index=True)  # noqa: F821
+settings = (
+    f"Settings of this run: scaling={params.knn['scaling']}, ties={params.knn['ties']}, "
+    f"mm_half={params.knn['mm_half']}, Jaccard(empty, empty)={params.jaccard_empty:g}."
+)
+captions = {
+    n: " ".join((Path(params.captions) / f"knn_{n}.rst").read_text().split()) + " " + settings
+    for n in ("table2", "table3")
+}
+knn_tables(
+    results,
+    table2_csv=out.table2, table2_md=out.table2_md, table3_csv=out.table3, table3_md=out.table3_md,
+    caption2=captions["table2"], caption3=captions["table3"],
+)
+log.info("Tables 2 and 3 written for %s", sorted(results["dataset"].unique()))
