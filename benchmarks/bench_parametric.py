@@ -70,7 +70,7 @@ def bench_dataset(path, ref_labels, patience):
         print(f"{cls.__name__:>16} train: CPU {fit.cpu:7.1f} s  wall {fit.wall:7.1f} s | "
               f"inference: wall {pred.wall:6.3f} s (CPU {pred.cpu:.3f} s)")
     if ref_labels:
-        X = StandardScaler(with_mean=not hasattr(ds.X_train, "tocsr")).fit_transform(ds.X_train)
+        X = ds.X_train if hasattr(ds.X_train, "tocsr") else StandardScaler().fit_transform(ds.X_train)
         rows, targets = efp_targets(ds.Y_train)
         # the labels with the most classes are the expensive ones
         order = np.argsort([-np.unique(t).size for t in targets])[:ref_labels]

@@ -144,9 +144,11 @@ class _TunedLogisticBase(BaseEstimator):
         self.standardize = standardize
 
     def _fit_scaler(self, X):
-        # Standardising speeds lbfgs up and makes one C grid fit every feature scale; C is tuned
-        # anyway. Sparse X is only scaled (no centring) to stay sparse.
-        self.scaler_ = StandardScaler(with_mean=not sp.issparse(X)).fit(X) if self.standardize else None
+        # Standardising dense X speeds lbfgs up and makes one C grid fit every feature scale; C is
+        # tuned anyway. Sparse X (bag of words, e.g. enron) is left as it is: centring would densify
+        # it, and scaling rare binary features by 1/std over-weights them (on enron: 1.4x slower
+        # and about 1 point of F worse than unscaled).
+        self.scaler_ = StandardScaler().fit(X) if self.standardize and not sp.issparse(X) else None
         return self._transform(X)
 
     def _transform(self, X):
@@ -186,9 +188,8 @@ class BinaryRelevance(_TunedLogisticBase):
         None (the paper): every C of the grid is cross-validated. An integer stops each model's
         walk up the grid after that many C without improvement (see ``fit_logistic_cv``).
     standardize : bool
-        Standardise the features first (dense: centre and scale; sparse: scale only). Not in the
-        paper (it used Mallet's defaults); it makes lbfgs converge several times faster, and C is
-        tuned anyway.
+        Standardise dense features first (sparse ones are used as they are). Not in the paper (it
+        used Mallet's defaults); it makes lbfgs converge several times faster, and C is tuned anyway.
 
     Attributes
     ----------
