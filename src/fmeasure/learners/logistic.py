@@ -106,7 +106,7 @@ def _prior_start(model: LogisticRegression, y_enc: np.ndarray, n_classes: int, d
     From zeros, lbfgs spends many iterations on the intercepts alone at the smallest C; the
     priors are (up to O(C)) that solution already.
     """
-    prior = (np.bincount(y_enc, minlength=n_classes) + 0.5) / (y_enc.size + 0.5 * n_classes)
+    prior = np.bincount(y_enc, minlength=n_classes) / y_enc.size  # every class occurs at least once
     if n_classes == 2:
         model.coef_ = np.zeros((1, d))
         model.intercept_ = np.array([np.log(prior[1] / prior[0])])
