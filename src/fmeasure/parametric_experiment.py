@@ -118,12 +118,14 @@ def table5(records, csv_path, md_path, *, cv: int = 5, n_cs: int = 8) -> pd.Data
     if ours.empty:
         raise ValueError("table5: no records")
     order = {n: i for i, n in enumerate(LEARNERS)}
-    ours = ours.assign(_o=ours["learner"].map(order)).sort_values(["dataset", "_o"], kind="stable")
-    datasets = list(dict.fromkeys(ours["dataset"]))
-    ours = ours.drop(columns="_o")
+    datasets = list(dict.fromkeys(ours["dataset"]))  # the order of the records (the config's)
+    rank = {d: i for i, d in enumerate(datasets)}
+    ours = ours.assign(_d=ours["dataset"].map(rank), _o=ours["learner"].map(order))
+    ours = ours.sort_values(["_d", "_o"], kind="stable").drop(columns=["_d", "_o"]).reset_index(drop=True)
     table = beside_paper(ours[["dataset", "learner", *_VALUES]], paper_numbers("table5"),
                          ["dataset", "learner"], _VALUES)
     table["train_cpu_time"] = ours["train_cpu_time"].to_numpy()
+    table["inference_cpu_time"] = ours.get("inference_cpu_time", pd.Series(np.nan, index=ours.index)).to_numpy()
     table = table.set_index("dataset").loc[datasets].reset_index()
     shown = pd.DataFrame({
         "Dataset": table["dataset"],
