@@ -29,6 +29,8 @@ STAGE_TITLES = {
 }
 
 COUNTS = ["n_train", "n_test", "m", "d"]
+#: Tables longer than this are linked from the report, not printed in it.
+MAX_INLINE_LINES = 80
 
 
 def table1(datasets, catalog: dict, csv_path, md_path) -> pd.DataFrame:
@@ -77,7 +79,19 @@ def _caption(captions_dir, stem: str) -> str:
     return ""
 
 
-def assemble_report(sections: dict, out_path, *, title: str, skipped=(), captions_dir=None) -> None:
+def _stage_notes(notes, stage: str) -> list[str]:
+    """The analysis written for a stage (``docs/<stage>.md``), headings moved one level down."""
+    path = {Path(p).stem: Path(p) for p in notes}.get(stage)
+    if path is None:
+        return []
+    lines = path.read_text().rstrip().splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]  # the section has its own title
+    return ["#" + ln if ln.startswith("#") else ln for ln in lines] + [""]
+
+
+def assemble_report(sections: dict, out_path, *, title: str, skipped=(), captions_dir=None,
+                    notes=()) -> None:
     """Write a Markdown report: one section per stage, its tables inline and figures linked.
 
     Parameters
@@ -89,6 +103,9 @@ def assemble_report(sections: dict, out_path, *, title: str, skipped=(), caption
         The report (``results/report.md``); figure links are made relative to it.
     skipped : list of str
         Messages about datasets left out of this run.
+    notes : list of paths, optional
+        Per-stage analyses named ``<stage>.md``, printed after each stage's outputs under
+        "Analysis" (what the numbers mean, where they differ from the paper and why).
     """
     out_dir = Path(out_path).parent
     lines = [f"# {title}", ""]
@@ -104,7 +121,13 @@ def assemble_report(sections: dict, out_path, *, title: str, skipped=(), caption
         for p in paths:
             p = Path(p)
             if p.suffix == ".md":
-                lines += [p.read_text().rstrip(), ""]
+                text = p.read_text().rstrip()
+                if text.count("\n") > MAX_INLINE_LINES:  # long tables: caption and a link
+                    head = text.split("\n\n", 1)[0]
+                    rel = os.path.relpath(p, out_dir)
+                    lines += [head, "", f"({text.count(chr(10))} lines: see [{p.name}]({rel}))", ""]
+                else:
+                    lines += [text, ""]
             elif p.suffix == ".png":
                 rel = os.path.relpath(p, out_dir)
                 cap = _caption(captions_dir, p.stem)
@@ -113,5 +136,8 @@ def assemble_report(sections: dict, out_path, *, title: str, skipped=(), caption
                 others.append(p)
         if others:
             lines += ["Other outputs: " + ", ".join(f"`{o}`" for o in others), ""]
+        analysis = _stage_notes(notes, stage)
+        if analysis:
+            lines += ["### Analysis", ""] + analysis
     with atomic_output(out_path) as tmp:
         tmp.write_text("\n".join(lines) + "\n")

@@ -18,6 +18,7 @@ wildcard_constraints:
 
 ENV = "../../envs/fmeasure.yaml"
 REPORT_CAPTIONS = os.path.join(workflow.basedir, "workflow", "report")
+REPORT_NOTES = os.path.join(workflow.basedir, "docs")
 DATA_DIR = config["data"]["dir"]
 STAGES = as_list(config["stages"], "stages")
 DATASETS, SKIPPED_DATASETS = select_datasets(config)
@@ -42,6 +43,12 @@ def get_report_inputs():
 def get_report_sections():
     """Stage -> its outputs, in the order of `stages`, for the assembled report."""
     return {stage: STAGE_TARGETS.get(stage, []) for stage in STAGES}
+
+
+def get_report_notes():
+    """The per-stage analyses (docs/<stage>.md) that exist, so the report follows their edits."""
+    paths = [os.path.join(REPORT_NOTES, f"{stage}.md") for stage in STAGES]
+    return [p for p in paths if os.path.exists(p)]
 
 
 def get_catalog_entry(wildcards):
@@ -81,6 +88,19 @@ def get_theory_lp_rows(wildcards=None):
 
 def get_theory_lp_dists(wildcards=None):
     return [f"results/theory/lp/{s}_dist.csv" for s in lp_surrogates(config["theory"]["lp"])]
+
+
+# ---- pcc
+def get_pcc_table4_rows(wildcards=None):
+    return [f"results/pcc/{d}/table4_rows.csv" for d in DATASETS]
+
+
+def get_pcc_curves(wildcards=None):
+    return [f"results/pcc/{d}/curve_{n}.csv" for d in DATASETS for n in config["pcc"]["figure5"]["n_samples"]]
+
+
+def get_pcc_exact(wildcards=None):
+    return [f"results/pcc/{d}/exact.csv" for d in DATASETS]
 
 
 # ---- parametric (Table 5)

@@ -7,6 +7,7 @@ localrules:
 rule assemble_report:
     input:
         get_report_inputs(),
+        notes=get_report_notes(),
     output:
         "results/report.md",
     params:

@@ -10,5 +10,6 @@ assemble_report(
     title=snakemake.params.title,  # noqa: F821
     skipped=snakemake.params.skipped,  # noqa: F821
     captions_dir=snakemake.params.captions,  # noqa: F821
+    notes=list(snakemake.input.notes),  # noqa: F821
 )
 log.info("report written: %s", snakemake.output[0])  # noqa: F821

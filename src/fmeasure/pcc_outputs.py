@@ -1,0 +1,233 @@
+"""The PCC experiment of Section 7.2: fit once, then Table 4 and Figure 5 from the cached chain.
+
+Steps, each one Snakemake job (``workflow/rules/pcc.smk``), each callable without Snakemake:
+
+* :func:`fit_and_save` -- tune and fit the chain on a dataset's training set and pickle it
+  (``results/pcc/<dataset>/chain.pkl``) with its training time;
+* :func:`table4_rows` -- MM, FM, GFM from ``n`` ancestral samples and JM by exact search on the
+  test set: the four measures of Table 4 and the in-process inference times;
+* :func:`curve_rows` -- FM and GFM from ``n`` samples, for several runs (Figure 5);
+* :func:`exact_rows` -- the exact F-maximizer of the chain's distribution (``m <= 16``), the
+  reference line of Figure 5 (beyond the paper);
+* :func:`write_table4` and :func:`write_figure5` -- gather, put the paper's numbers beside ours,
+  render.
+
+Inference times include everything the paper counts: sampling, estimation and inference. For
+MM, FM and GFM the samples of a chunk are drawn once and timed once; each method's time is
+that sampling time plus its own estimation and inference time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import pickle
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fmeasure import datasets, metrics
+from fmeasure.figures import plt, save_figure, style
+from fmeasure.io import atomic_output
+from fmeasure.learners.pcc import ProbabilisticClassifierChain
+from fmeasure.tables import best_mask, paper_numbers, write_table
+
+log = logging.getLogger(__name__)
+
+METHOD_NAMES = {"mm": "MM", "jm": "JM", "fm": "FM", "gfm": "GFM"}
+MEASURES = ["hamming", "subset01", "f", "jaccard"]
+DIRECTIONS = {"hamming": "min", "subset01": "min", "f": "max", "jaccard": "max"}
+
+
+def make_chain(cfg: dict, n_jobs: int | None = None) -> ProbabilisticClassifierChain:
+    """A :class:`ProbabilisticClassifierChain` configured from the ``pcc`` config block."""
+    return ProbabilisticClassifierChain(
+        Cs=[float(c) for c in cfg["Cs"]], cv=int(cfg["cv_folds"]), random_state=int(cfg["seed"]),
+        standardize=bool(cfg["standardize"]), n_jobs=n_jobs, chunk_size=int(cfg["chunk_size"]),
+        block_size=int(cfg["block_size"]))
+
+
+def fit_and_save(dataset_path, cfg: dict, model_path, info_path, n_jobs: int | None = None):
+    """Fit the chain on the training part of a parsed dataset; pickle it and write fit info (JSON)."""
+    ds = datasets.load(dataset_path)
+    chain = make_chain(cfg, n_jobs=n_jobs).fit(ds.X_train, ds.Y_train)
+    with atomic_output(model_path) as tmp:
+        with open(tmp, "wb") as fh:
+            pickle.dump(chain, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    info = {
+        "dataset": ds.name, "m": int(ds.n_labels), "d": int(ds.n_features),
+        "n_train": int(ds.Y_train.shape[0]), "train_time_s": float(chain.fit_time_),
+        "n_jobs": n_jobs, "constant_labels": int(np.isnan(chain.C_).sum()),
+        "C": [None if np.isnan(c) else float(c) for c in chain.C_],
+    }
+    with atomic_output(info_path) as tmp:
+        Path(tmp).write_text(json.dumps(info, indent=1))
+    log.info("%s: chain fitted in %.1f s (%d labels, %d constant)", ds.name, chain.fit_time_,
+             ds.n_labels, info["constant_labels"])
+    return chain, info
+
+
+def load_chain(model_path) -> ProbabilisticClassifierChain:
+    """Read a chain pickled by :func:`fit_and_save`."""
+    with open(model_path, "rb") as fh:
+        chain = pickle.load(fh)
+    if not isinstance(chain, ProbabilisticClassifierChain):
+        raise ValueError(f"{model_path}: not a pickled ProbabilisticClassifierChain")
+    return chain
+
+
+def scores(Y_true, H, jaccard_empty: float) -> dict:
+    """The four measures of Table 4, as percentages averaged over instances."""
+    return {
+        "hamming": 100 * float(np.mean(metrics.hamming_loss(Y_true, H))),
+        "subset01": 100 * float(np.mean(metrics.subset_zero_one_loss(Y_true, H))),
+        "f": 100 * float(np.mean(metrics.f_measure(Y_true, H))),
+        "jaccard": 100 * float(np.mean(metrics.jaccard_index(Y_true, H, empty=jaccard_empty))),
+    }
+
+
+def table4_rows(model_path, dataset_path, info_path, cfg: dict, jaccard_empty: float) -> pd.DataFrame:
+    """Table 4 rows of one dataset: MM, JM, FM, GFM on the test set with their times."""
+    ds = datasets.load(dataset_path)
+    chain = load_chain(model_path)
+    info = json.loads(Path(info_path).read_text())
+    n = int(cfg["table4"]["n_samples"])
+    preds, times = chain.predict_from_samples(ds.X_test, ("mm", "fm", "gfm"), n_samples=n,
+                                              random_state=int(cfg["seed"]), return_times=True)
+    t0 = time.perf_counter()
+    preds["jm"], _ = chain.joint_mode(ds.X_test)
+    times["jm"] = time.perf_counter() - t0
+    rows = []
+    for k in ("mm", "jm", "fm", "gfm"):
+        rows.append({"dataset": ds.name, "method": METHOD_NAMES[k],
+                     **scores(ds.Y_test, preds[k], jaccard_empty),
+                     "train_time_s": info["train_time_s"], "inference_time_s": times[k],
+                     "n_samples": 0 if k == "jm" else n})
+        log.info("%s %s: F %.2f, inference %.3f s", ds.name, k, rows[-1]["f"], times[k])
+    return pd.DataFrame(rows)
+
+
+def curve_rows(model_path, dataset_path, n_samples: int, cfg: dict) -> pd.DataFrame:
+    """Figure 5 rows: test F-measure and inference time of FM and GFM from ``n_samples`` samples.
+
+    Run ``r`` samples with the seed ``(seed, n_samples, r)``; FM and GFM of one run see the same
+    samples (each timed on its own: sampling + estimation + inference).
+    """
+    ds = datasets.load(dataset_path)
+    chain = load_chain(model_path)
+    rows = []
+    for r in range(int(cfg["figure5"]["runs"])):
+        for k in ("fm", "gfm"):
+            seed = np.random.SeedSequence([int(cfg["seed"]), int(n_samples), r])
+            t0 = time.perf_counter()
+            H = chain.predict_from_samples(ds.X_test, (k,), n_samples=int(n_samples), random_state=seed)[k]
+            elapsed = time.perf_counter() - t0
+            f = 100 * float(np.mean(metrics.f_measure(ds.Y_test, H)))
+            rows.append({"dataset": ds.name, "method": METHOD_NAMES[k], "n_samples": int(n_samples),
+                         "run": r, "f": f, "inference_time_s": elapsed})
+    return pd.DataFrame(rows)
+
+
+def exact_rows(model_path, dataset_path, cfg: dict) -> pd.DataFrame:
+    """The exact F-maximizer of the chain (all 2^m probabilities) on the test set, if m is small enough.
+
+    Returns an empty frame (same columns) when ``m > cfg["exact_max_labels"]``.
+    """
+    ds = datasets.load(dataset_path)
+    chain = load_chain(model_path)
+    cols = ["dataset", "method", "f", "expected_f", "inference_time_s"]
+    max_labels = int(cfg["exact_max_labels"])
+    if chain.n_labels_ > max_labels:
+        log.info("%s: m = %d > exact_max_labels = %d, no exact reference", ds.name, chain.n_labels_, max_labels)
+        return pd.DataFrame(columns=cols)
+    t0 = time.perf_counter()
+    H, value = chain.exact_f_maximizer(ds.X_test, max_labels=max_labels)
+    elapsed = time.perf_counter() - t0
+    f = 100 * float(np.mean(metrics.f_measure(ds.Y_test, H)))
+    return pd.DataFrame([{"dataset": ds.name, "method": "Exact", "f": f,
+                          "expected_f": 100 * float(np.mean(value)), "inference_time_s": elapsed}])
+
+
+def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float, cv_folds: int = 5) -> pd.DataFrame:
+    """Gather the per-dataset rows, join the paper's numbers, bold the best per dataset."""
+    ours = pd.concat([pd.read_csv(p) for p in row_paths], ignore_index=True)
+    paper = paper_numbers("table4")
+    values = [*MEASURES, "train_time_s", "inference_time_s"]
+    merged = ours.merge(paper[["dataset", "method", *values]], on=["dataset", "method"], how="left",
+                        suffixes=("", "_paper"))
+    order = ["dataset", "method", "n_samples"]
+    for v in values:
+        order += [v, f"{v}_paper"]
+    merged = merged[order]
+    md = pd.DataFrame({"dataset": merged.dataset, "method": merged.method})
+    labels = {"hamming": "Hamming [%]", "subset01": "Subset 0/1 [%]", "f": "F [%]",
+              "jaccard": "Jaccard [%]", "train_time_s": "Train [s]", "inference_time_s": "Inference [s]"}
+    for v in values:
+        md[labels[v]] = merged[v]
+        md[f"{labels[v]} paper"] = merged[f"{v}_paper"]
+        if v.endswith("_time_s"):  # times: more digits than the losses' 2 decimals
+            for c in (labels[v], f"{labels[v]} paper"):
+                md[c] = [("" if np.isnan(x) else f"{x:.3f}") for x in md[c].astype(float)]
+    bold_src = best_mask(merged, DIRECTIONS, by="dataset")
+    bold = pd.DataFrame(False, index=md.index, columns=md.columns)
+    for v in MEASURES:
+        bold[labels[v]] = bold_src[v]
+    caption = (
+        "**Table 4.** PCC with four inference methods on the test sets: MM, FM and GFM from "
+        f"{int(ours.n_samples.max())} ancestral samples per instance, JM by exact search for the joint mode. "
+        f"Losses and scores in %, times in seconds (training: tuning C by {cv_folds}-fold CV + refit, all labels; "
+        "inference: sampling + estimation + inference for the whole test set). Best of ours per dataset "
+        "in bold; the paper's values beside ours. "
+        f"Jaccard of an empty prediction for an empty label set = {jaccard_empty:g}."
+    )
+    write_table(merged, csv_path, md_path, caption=caption, bold=bold, md_df=md, float_format="{:.2f}")
+    return merged
+
+
+def write_figure5(curve_paths, exact_paths, csv_path, png_path, pdf_path) -> pd.DataFrame:
+    """Figure 5: F-measure (left) and inference time (right) of FM and GFM vs the number of samples.
+
+    Means over runs with standard-error bars, one row of panels per dataset; where the chain's
+    distribution can be enumerated, the F-measure of its exact F-maximizer as a dotted line.
+    """
+    runs = pd.concat([pd.read_csv(p) for p in curve_paths], ignore_index=True)
+    exact = [pd.read_csv(p) for p in exact_paths]
+    exact = [e for e in exact if len(e)]
+    exact = pd.concat(exact, ignore_index=True) if exact else pd.DataFrame(columns=["dataset", "f"])
+    agg = (runs.groupby(["dataset", "method", "n_samples"], sort=False)
+           .agg(f_mean=("f", "mean"), f_se=("f", _se), time_mean=("inference_time_s", "mean"),
+                time_se=("inference_time_s", _se), runs=("run", "count"))
+           .reset_index().sort_values(["dataset", "method", "n_samples"], kind="stable"))
+    ex = exact.set_index("dataset")["f"] if len(exact) else pd.Series(dtype=float)
+    agg["exact_f"] = agg.dataset.map(ex)
+    with atomic_output(csv_path) as tmp:
+        agg.to_csv(tmp, index=False)
+    names = list(dict.fromkeys(runs.dataset))
+    fig, axes = plt.subplots(len(names), 2, figsize=(9, 2.8 * len(names)), squeeze=False)
+    for row, name in enumerate(names):
+        a_f, a_t = axes[row]
+        for method in ("FM", "GFM"):
+            d = agg[(agg.dataset == name) & (agg.method == method)]
+            a_f.errorbar(d.n_samples, d.f_mean, yerr=d.f_se, capsize=2, **style(method))
+            a_t.errorbar(d.n_samples, d.time_mean, yerr=d.time_se, capsize=2, **style(method))
+        if name in ex.index:
+            a_f.axhline(ex[name], **style("Exact", label="exact F-maximizer of the chain"))
+        for ax in (a_f, a_t):
+            ax.set_xscale("log")
+            ax.set_xlabel("number of samples")
+            ax.grid(True, which="major", color="0.9")
+        a_f.set_ylabel("F-measure [%]")
+        a_t.set_ylabel("inference time [s]")
+        a_t.set_yscale("log")
+        a_f.set_title(name)
+        a_t.set_title(name)
+        a_f.legend(fontsize="small")
+    save_figure(fig, png_path, pdf_path)
+    return agg
+
+
+def _se(x):
+    x = np.asarray(x, dtype=float)
+    return float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else 0.0

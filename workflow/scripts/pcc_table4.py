@@ -1,0 +1,14 @@
+"""Table 4: gather the per-dataset rows, the paper's numbers beside ours, best in bold."""
+
+from fmeasure.io import script_logging
+from fmeasure.pcc_outputs import write_table4
+
+log = script_logging(snakemake)  # noqa: F821
+table = write_table4(
+    snakemake.input,  # noqa: F821
+    snakemake.output.csv,  # noqa: F821
+    snakemake.output.md,  # noqa: F821
+    jaccard_empty=snakemake.params.jaccard_empty,  # noqa: F821
+    cv_folds=snakemake.params.cv_folds,  # noqa: F821
+)
+log.info("Table 4: %d rows", len(table))

@@ -1,0 +1,16 @@
+"""Table 4 rows of one dataset: MM, FM, GFM from samples and JM by exact search, with times."""
+
+from fmeasure.io import atomic_output, script_logging
+from fmeasure.pcc_outputs import table4_rows
+
+log = script_logging(snakemake)  # noqa: F821
+rows = table4_rows(
+    snakemake.input.model,  # noqa: F821
+    snakemake.input.data,  # noqa: F821
+    snakemake.input.info,  # noqa: F821
+    snakemake.params.cfg,  # noqa: F821
+    snakemake.params.jaccard_empty,  # noqa: F821
+)
+with atomic_output(snakemake.output[0]) as tmp:  # noqa: F821
+    rows.to_csv(tmp, index=False)
+log.info("\n%s", rows.to_string())
