@@ -18,6 +18,7 @@ include: "workflow/rules/theory.smk"
 include: "workflow/rules/simulations.smk"
 include: "workflow/rules/knn.smk"
 include: "workflow/rules/pcc.smk"
+include: "workflow/rules/parametric.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -57,3 +57,35 @@ def test_fit_logistic_cv_rejects_bad_input():
         fit_logistic_cv(X, y[:5])
     with pytest.raises(ValueError, match="Cs"):
         fit_logistic_cv(X, y, Cs=(0.0, 1.0))
+
+
+def test_fit_logistic_cv_multinomial_matches_independent_refit_at_chosen_c():
+    X, _ = _data(n=240, d=3, seed=5)
+    y = np.array([0, 2, 5])[np.argmax(X + np.random.default_rng(5).normal(size=X.shape), axis=1)]
+    model = fit_logistic_cv(X, y, Cs=(1e-2, 1.0, 1e2), cv=4, random_state=0)
+    assert list(model.classes_) == [0, 2, 5]
+    ref = LogisticRegression(C=model.C_, max_iter=5000, tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), ref.predict_proba(X), atol=2e-3)
+
+
+def test_fit_logistic_cv_fold_with_a_single_class_does_not_crash():
+    X, _ = _data(n=12, d=2)
+    y = np.zeros(12, dtype=int)
+    y[3] = 1  # the fold holding it trains on class 0 only
+    model = fit_logistic_cv(X, y, Cs=(0.1, 10.0), cv=3)
+    assert np.all(np.isfinite(model.cv_log_loss_))
+    np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_fit_logistic_cv_patience_skips_only_large_c_after_the_optimum():
+    X, y = _data(n=200, d=20, seed=1)
+    Cs = tuple(10.0**k for k in range(-4, 4))
+    full = fit_logistic_cv(X, y, Cs=Cs, cv=5)
+    short = fit_logistic_cv(X, y, Cs=Cs, cv=5, patience=2)
+    assert short.C_ == full.C_
+    done = np.isfinite(short.cv_log_loss_)
+    np.testing.assert_allclose(short.cv_log_loss_[done], full.cv_log_loss_[done], rtol=1e-6)
+    assert not done.all()
+    assert done[: int(np.argmin(full.cv_log_loss_)) + 3].all()
+    with pytest.raises(ValueError, match="patience"):
+        fit_logistic_cv(X, y, patience=0)

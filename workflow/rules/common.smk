@@ -101,3 +101,10 @@ def get_pcc_curves(wildcards=None):
 
 def get_pcc_exact(wildcards=None):
     return [f"results/pcc/{d}/exact.csv" for d in DATASETS]
+
+
+# ---- parametric (Table 5)
+def get_parametric_records(wildcards=None):
+    """One fit+predict record per (dataset, learner) of the parametric stage."""
+    learners = as_list(config["parametric"]["learners"], "parametric.learners")
+    return [f"results/parametric/{d}/{lrn}.json" for d in DATASETS for lrn in learners]

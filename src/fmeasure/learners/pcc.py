@@ -552,8 +552,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
             for k in methods:
                 t0 = time.perf_counter()
                 if k == "gfm":
-                    delta, p_zero = estimation.delta_matrix(S, weights=W)
-                    h, _ = inference.gfm(delta, p_zero)
+                    h, _ = inference.gfm_from_samples(S, weights=W)
                 else:
                     p = estimation.marginals(S, weights=W)
                     h, _ = inference.marginal_modes(p) if k == "mm" else inference.fm(p)
@@ -643,8 +642,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         for s in range(0, n, step):
             w = probs[s:s + step]
             Ys = np.broadcast_to(support, (w.shape[0],) + support.shape)
-            delta, p_zero = estimation.delta_matrix(Ys, weights=w)
-            H[s:s + step], val[s:s + step] = inference.gfm(delta, p_zero)
+            H[s:s + step], val[s:s + step] = inference.gfm_from_samples(Ys, weights=w)
         return H, val
 
     def predict(self, X, inference=None, n_samples=None, random_state=None):
