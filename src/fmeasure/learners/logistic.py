@@ -19,6 +19,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from joblib import Parallel, delayed
 from sklearn.linear_model import LogisticRegression
@@ -279,3 +280,21 @@ def positive_proba(model, X, positive=1) -> np.ndarray:
     if where.size == 0:
         return np.zeros(proba.shape[0])
     return proba[:, where[0]]
+
+
+def check_features(X, name: str = "X"):
+    """Validate a feature matrix for the learners: 2-D, finite, float64 (dense or CSR).
+
+    Raises a one-line ValueError naming ``name``.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError(f"{name} contains NaN or infinite values")
+        return X
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array (n_samples, n_features), got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return X

@@ -56,29 +56,15 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 
 from fmeasure import inference
-from fmeasure.learners.logistic import fit_logistic_cv
+from fmeasure.learners.logistic import DEFAULT_CS, check_features, fit_logistic_cv
 
 logger = logging.getLogger(__name__)
 
-#: The paper's grid for C (Section 7.2.2): 1e-4, 1e-3, ..., 1e3.
-DEFAULT_CS = tuple(10.0 ** k for k in range(-4, 4))
 
 #: Rows of X per chunk when assembling P (n, m, m) for prediction (keeps memory bounded).
 _CHUNK_BYTES = 256 * 2**20
 
 
-def _check_X(X, name="X"):
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        if not np.all(np.isfinite(X.data)):
-            raise ValueError(f"{name} contains NaN or infinite values")
-        return X
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-dimensional (n_samples, n_features), got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return X
 
 
 def _check_Y(Y, n):
@@ -165,7 +151,7 @@ class _TunedLogisticBase(BaseEstimator):
     def _check_fitted(self, X):
         if not hasattr(self, "n_labels_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(X, Y) first")
-        X = _check_X(X)
+        X = check_features(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
         return self._transform(X)
@@ -210,7 +196,7 @@ class BinaryRelevance(_TunedLogisticBase):
     def fit(self, X, Y):
         """Fit one tuned binary logistic regression per label; returns self."""
         Cs = self._check_params()
-        X = _check_X(X)
+        X = check_features(X)
         Y = _check_Y(Y, X.shape[0])
         self.n_features_in_ = X.shape[1]
         X = self._fit_scaler(X)
@@ -292,7 +278,7 @@ class EFP(_TunedLogisticBase):
         Cs = self._check_params()
         if self.train_on not in ("nonempty", "all"):
             raise ValueError(f"train_on must be 'nonempty' or 'all', got {self.train_on!r}")
-        X = _check_X(X)
+        X = check_features(X)
         Y = _check_Y(Y, X.shape[0])
         self.n_features_in_ = X.shape[1]
         X = self._fit_scaler(X)

@@ -38,6 +38,7 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
 
 from fmeasure.inference._common import single_threaded_blas
+from fmeasure.learners.logistic import DEFAULT_CS, check_features
 
 logger = logging.getLogger(__name__)
 
@@ -45,8 +46,6 @@ logger = logging.getLogger(__name__)
 METHODS = ("mm", "jm", "fm", "gfm")
 #: Methods that work from ancestral samples.
 SAMPLE_METHODS = ("mm", "fm", "gfm")
-#: Default tuning grid of the paper (Section 7.2): C in {1e-4, ..., 1e3}.
-DEFAULT_CS = tuple(10.0**k for k in range(-4, 4))
 _INV24 = np.float32(2.0**-24)
 # the tree sampler's memory grows with distinct prefixes, not samples: bigger instance chunks
 _TREE_CHUNK_FACTOR = 8
@@ -60,20 +59,6 @@ def _log_sigmoid(z):
     return out
 
 
-def _check_X(X, name="X"):
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"{name} must be 2-D, got shape {X.shape}")
-        if not np.all(np.isfinite(X.data)):
-            raise ValueError(f"{name} contains NaN or infinite values")
-        return X
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (n_instances, n_features), got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return X
 
 
 def _check_Y(Y, n=None, name="Y"):
@@ -238,7 +223,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         self
         """
         t0 = time.perf_counter()
-        X = _check_X(X)
+        X = check_features(X)
         Y = _check_Y(Y, n=X.shape[0])
         Cs = [float(c) for c in np.atleast_1d(self.Cs)]
         if not Cs or any(not np.isfinite(c) or c <= 0 for c in Cs):
@@ -329,7 +314,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
 
     def _prepare(self, X):
         self._check_fitted()
-        X = _check_X(X)
+        X = check_features(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, the chain was fitted with {self.n_features_in_}")
         return X
