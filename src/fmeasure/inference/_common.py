@@ -176,3 +176,17 @@ def first_max(vals, tol=TIE_TOL):
     vals = np.asarray(vals)
     best = vals.max(axis=-1, keepdims=True)
     return np.argmax(vals >= best - tol, axis=-1)
+
+
+def square_batch(x, name, what=""):
+    """A float (n, m, m) batch from one (m, m) matrix or a batch; returns (batch, single).
+
+    Raises a ValueError naming ``name`` if the matrices are not square.
+    """
+    A = as_float(x, name, (2, 3), check_finite=False)
+    single = A.ndim == 2
+    if single:
+        A = A[None]
+    if A.shape[1] != A.shape[2]:
+        raise ValueError(f"{name}: expected square (m, m) matrices{what}, got shape {A.shape[-2:]}")
+    return A, single

@@ -25,7 +25,7 @@ import logging
 
 import numpy as np
 
-from ._common import (TOL, as_float, chunks, first_max, out, p_zero_vector, single_threaded_blas,
+from ._common import (TOL, chunks, first_max, out, p_zero_vector, single_threaded_blas, square_batch,
                       w_matrix)
 
 __all__ = ["gfm", "gfm_from_p", "gfm_from_samples"]
@@ -114,13 +114,8 @@ def gfm(delta, p_zero):
     >>> h, round(v, 4)
     (array([1, 0, 0], dtype=int8), 0.5833)
     """
-    D = as_float(delta, "delta", (2, 3), check_finite=False)
-    single = D.ndim == 2
-    if single:
-        D = D[None]
-    n, m, m2 = D.shape
-    if m != m2:
-        raise ValueError(f"delta: expected square (m, m) matrices, got shape {D.shape[-2:]}")
+    D, single = square_batch(delta, "delta", "")
+    n, m, _ = D.shape
     p0 = p_zero_vector(p_zero, n, single)
     H = np.empty((n, m), dtype=np.int8)
     V = np.empty(n)
@@ -235,14 +230,8 @@ def gfm_from_p(P, p_zero):
     >>> h, round(v, 4)
     (array([1, 0, 0], dtype=int8), 0.6333)
     """
-    A = as_float(P, "P", (2, 3), check_finite=False)
-    single = A.ndim == 2
-    if single:
-        A = A[None]
-    n, m, m2 = A.shape
-    if m != m2:
-        raise ValueError(f"P: expected square (m, m) matrices (rows labels, columns s = 1..m), "
-                         f"got shape {A.shape[-2:]}")
+    A, single = square_batch(P, "P", " (rows labels, columns s = 1..m)")
+    n, m, _ = A.shape
     p0 = p_zero_vector(p_zero, n, single)
     # rounding of the input's own dtype (float32 model outputs) when checking sums
     eps = np.finfo(A.dtype).eps if A.dtype.kind == "f" else 0.0
