@@ -89,3 +89,34 @@ def test_fit_logistic_cv_patience_skips_only_large_c_after_the_optimum():
     assert done[: int(np.argmin(full.cv_log_loss_)) + 3].all()
     with pytest.raises(ValueError, match="patience"):
         fit_logistic_cv(X, y, patience=0)
+
+
+def test_fit_logistic_cv_mostly_zero_dense_input_matches_the_dense_reference():
+    # a dense bag-of-words-like matrix (5% nonzero) is fitted as CSR inside; the CV losses must
+    # still be those of plain dense scikit-learn fits, computed here independently
+    rng = np.random.default_rng(7)
+    X = (rng.random((300, 40)) < 0.05).astype(float)
+    y = (X @ rng.normal(size=40) * 3 + rng.normal(size=300) > 0).astype(int)
+    Cs = (1e-1, 1e1)
+    model = fit_logistic_cv(X, y, Cs=Cs, cv=3, random_state=1)
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=1).split(X, y))
+    ref = [np.mean([log_loss(y[te], LogisticRegression(C=C, max_iter=5000, tol=1e-10).fit(X[tr], y[tr])
+                             .predict_proba(X[te]), labels=[0, 1]) for tr, te in folds]) for C in Cs]
+    np.testing.assert_allclose(model.cv_log_loss_, ref, rtol=1e-3)
+    final = LogisticRegression(C=model.C_, max_iter=5000, tol=1e-10).fit(X, y)
+    # lbfgs stops at gradient tolerance 1e-4; at C = 10 that leaves ~1e-2 in the probabilities
+    np.testing.assert_allclose(model.predict_proba(X), final.predict_proba(X), atol=1e-2)
+
+
+def test_fit_logistic_cv_csr_path_is_the_dense_path(monkeypatch):
+    # the CSR conversion is a speed-up only: the same lbfgs iterates, up to rounding
+    from fmeasure.learners import logistic
+
+    rng = np.random.default_rng(8)
+    X = (rng.random((200, 30)) < 0.05).astype(float)
+    y = np.argmax(X[:, :3] * 2 + rng.normal(size=(200, 3)), axis=1)
+    fast = fit_logistic_cv(X, y, Cs=(1e-2, 1.0, 1e2), cv=4, random_state=2)
+    monkeypatch.setattr(logistic, "SPARSE_FIT_DENSITY", -1.0)  # never CSR
+    dense = fit_logistic_cv(X, y, Cs=(1e-2, 1.0, 1e2), cv=4, random_state=2)
+    np.testing.assert_allclose(fast.cv_log_loss_, dense.cv_log_loss_, rtol=1e-9)
+    np.testing.assert_allclose(fast.predict_proba(X), dense.predict_proba(X), atol=1e-9)
