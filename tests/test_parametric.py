@@ -144,6 +144,17 @@ def test_sparse_input_and_clone():
         assert model.fit(X, Y).predict(X[:5]).shape == (5, 2)
 
 
+def test_indicator_features_are_not_standardised():
+    # 0/1 features (bag of words) are used as they are, like sparse ones; real-valued ones are scaled
+    rng = np.random.default_rng(4)
+    Y = (rng.random((60, 2)) < 0.5).astype(np.int8)
+    binary = (rng.random((60, 5)) < 0.2).astype(float)
+    assert BinaryRelevance(Cs=(1.0,), cv=3).fit(binary, Y).scaler_ is None
+    real = rng.normal(size=(60, 5))
+    model = BinaryRelevance(Cs=(1.0,), cv=3).fit(real, Y)
+    np.testing.assert_allclose(model.scaler_.mean_, real.mean(axis=0))
+
+
 def test_bad_input_is_rejected():
     X = np.zeros((10, 2))
     Y = np.zeros((10, 2), dtype=np.int8)

@@ -82,6 +82,11 @@ def _check_Y(Y, n):
     return Y.astype(np.int8)
 
 
+def _is_indicator(X) -> bool:
+    """Whether every entry of dense X is 0 or 1 (binary indicator features, e.g. bag of words)."""
+    return bool(np.all((X == 0) | (X == 1)))
+
+
 def _seeds(random_state, k):
     """k integer seeds drawn from ``random_state`` (an int gives the same seeds every time)."""
     rng = check_random_state(random_state)
@@ -131,10 +136,12 @@ class _TunedLogisticBase(BaseEstimator):
 
     def _fit_scaler(self, X):
         # Standardising dense X speeds lbfgs up and makes one C grid fit every feature scale; C is
-        # tuned anyway. Sparse X (bag of words, e.g. enron) is left as it is: centring would densify
-        # it, and scaling rare binary features by 1/std over-weights them (on enron: 1.4x slower
-        # and about 1 point of F worse than unscaled).
-        self.scaler_ = StandardScaler().fit(X) if self.standardize and not sp.issparse(X) else None
+        # tuned anyway. Sparse X and 0/1 indicator features (bag of words, e.g. enron, which the
+        # loader keeps dense because it is small) are left as they are: centring would densify
+        # them, and scaling rare binary features by 1/std over-weights them (enron EFP: 2.2x the
+        # CPU time and 1.3 points of F worse than unscaled).
+        scale = self.standardize and not sp.issparse(X) and not _is_indicator(X)
+        self.scaler_ = StandardScaler().fit(X) if scale else None
         return self._transform(X)
 
     def _transform(self, X):
@@ -174,8 +181,9 @@ class BinaryRelevance(_TunedLogisticBase):
         None (the paper): every C of the grid is cross-validated. An integer stops each model's
         walk up the grid after that many C without improvement (see ``fit_logistic_cv``).
     standardize : bool
-        Standardise dense features first (sparse ones are used as they are). Not in the paper (it
-        used Mallet's defaults); it makes lbfgs converge several times faster, and C is tuned anyway.
+        Standardise dense, non-binary features first (sparse and 0/1 indicator features are used
+        as they are). Not in the paper (it used Mallet's defaults); it makes lbfgs converge several
+        times faster, and C is tuned anyway.
 
     Attributes
     ----------
