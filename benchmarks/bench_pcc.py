@@ -116,7 +116,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.chain:
         from fmeasure import datasets
-        from fmeasure.pcc_outputs import load_chain
+        from fmeasure.experiments.pcc import load_chain
 
         if not args.data:
             ap.error("--chain needs --data")

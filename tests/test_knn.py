@@ -11,7 +11,8 @@ from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from fmeasure.learners import KNeighborsFMeasure, f_measure_scorer
-from fmeasure.learners.knn import infer_from_label_samples, minmax_scale_params
+from fmeasure.inference import from_samples
+from fmeasure.learners.knn import minmax_scale_params
 
 # A neighbourhood of five label vectors (m = 4) on which the four methods disagree.
 # Marginals (2/5, 4/5, 4/5, 2/5); the joint mode (1,1,1,0) appears twice, the others once.
@@ -68,7 +69,7 @@ def test_knn_predicts_hand_computed_neighbourhood(method):
     assert H.dtype == np.int8
     np.testing.assert_array_equal(H, [EXPECTED[method]] * 2)
     # the same from a raw batch of label samples
-    np.testing.assert_array_equal(infer_from_label_samples(np.array([NEIGHBOURS]), method)[0], EXPECTED[method])
+    np.testing.assert_array_equal(from_samples(np.array([NEIGHBOURS]), method, mm_half=1)[method][0], EXPECTED[method])
 
 
 def test_knn_batch_equals_one_at_a_time():
@@ -234,8 +235,8 @@ def test_knn_rejects_non_binary_targets(y):
 def test_knn_mm_half_rule():
     # two neighbours: label 0 carried by one of them (p = 1/2), label 1 by both
     S = np.array([[[1, 1], [0, 1]]])
-    np.testing.assert_array_equal(infer_from_label_samples(S, "mm", mm_half=1), [[1, 1]])
-    np.testing.assert_array_equal(infer_from_label_samples(S, "mm", mm_half=0), [[0, 1]])
+    np.testing.assert_array_equal(from_samples(S, "mm", mm_half=1)["mm"], [[1, 1]])
+    np.testing.assert_array_equal(from_samples(S, "mm", mm_half=0)["mm"], [[0, 1]])
     X = np.array([[1.0], [2.0], [9.0]])
     Y = np.array([[1, 1], [0, 1], [0, 0]])
     est = KNeighborsFMeasure(n_neighbors=2, inference="mm").fit(X, Y)
@@ -251,7 +252,7 @@ def test_knn_joint_mode_ties_go_to_nearest_neighbour():
     np.testing.assert_array_equal(est.predict([[0.0], [4.0]]), [[0, 0, 1], [1, 1, 0]])
 
 
-@pytest.mark.parametrize("name", ["fmeasure.learners.knn", "fmeasure.knn_experiment"])
+@pytest.mark.parametrize("name", ["fmeasure.learners.knn", "fmeasure.experiments.knn"])
 def test_knn_docstring_examples(name):
     import doctest
     import importlib

@@ -1,4 +1,4 @@
-"""Tests of the Table 2/3 experiment driver (fmeasure.knn_experiment)."""
+"""Tests of the Table 2/3 experiment driver (fmeasure.experiments.knn)."""
 
 from types import SimpleNamespace
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmeasure.knn_experiment import knn_tables, run_knn
+from fmeasure.experiments.knn import write_tables, run_knn
 
 
 def _toy():
@@ -43,7 +43,7 @@ def test_run_knn_scores_hand_computed():
 def test_knn_tables_beside_paper(tmp_path):
     res = run_knn(_toy(), neighbours=[10, 20], methods=["mm", "gfm"])
     out = {k: tmp_path / f"{k}.{k[-3:]}" for k in ["t2_csv", "t2_md", "t3_csv", "t3_md"]}
-    t2, t3 = knn_tables(
+    t2, t3 = write_tables(
         res, table2_csv=out["t2_csv"], table2_md=out["t2_md"], table3_csv=out["t3_csv"],
         table3_md=out["t3_md"], caption2="Table 2 caption", caption3="Table 3 caption",
     )

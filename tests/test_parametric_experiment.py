@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from fmeasure.datasets import Dataset
-from fmeasure.parametric_experiment import make_learner, run_learner, table5
+from fmeasure.experiments.parametric import make_learner, run_learner, write_table5
 
 
-@pytest.mark.parametrize("name", ["fmeasure.learners.parametric", "fmeasure.parametric_experiment"])
+@pytest.mark.parametrize("name", ["fmeasure.learners.parametric", "fmeasure.experiments.parametric"])
 def test_docstring_examples(name):
     res = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.failed == 0 and res.attempted > 0
@@ -37,7 +37,7 @@ def test_make_learner_rejects_unknown_name():
 def test_table5_beside_paper_and_bold(tmp_path):
     recs = [dict(dataset="scene", learner=n, hamming_loss=h, f_measure=f, train_time=1.0, inference_time=0.1,
                  train_cpu_time=1.0) for n, h, f in [("EFP", 11.0, 75.0), ("BR", 10.0, 60.0), ("LFP", 12.0, 66.0)]]
-    table = table5(recs, tmp_path / "t.csv", tmp_path / "t.md")
+    table = write_table5(recs, tmp_path / "t.csv", tmp_path / "t.md")
     assert list(table.learner) == ["BR", "LFP", "EFP"]
     assert table.loc[table.learner == "EFP", "f_measure_paper"].item() == pytest.approx(74.44)
     assert table.loc[table.learner == "BR", "hamming_loss_diff"].item() == pytest.approx(10.0 - 10.51)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure import datasets
-from fmeasure import pcc_outputs as O
+from fmeasure.experiments import pcc as O
 
 CFG = dict(Cs=[0.1, 10.0], cv_folds=3, standardize=True, seed=1, chunk_size=4000, block_size=2,
            exact_max_labels=16, table4=dict(n_samples=200), figure5=dict(n_samples=[5, 50], runs=2))
@@ -28,9 +28,9 @@ def _dataset(tmp_path, name="yeast"):
 def test_pcc_outputs_table4_and_figure5(tmp_path):
     data, ds = _dataset(tmp_path)
     model, info = tmp_path / "chain.pkl", tmp_path / "fit.json"
-    chain, meta = O.fit_and_save(data, CFG, model, info)
+    chain, meta = O.write_model(data, CFG, model, info)
     assert json.loads(info.read_text())["train_time_s"] > 0 and meta["m"] == 3
-    rows = O.table4_rows(model, data, info, CFG, jaccard_empty=1.0)
+    rows = O.run_table4_rows(model, data, info, CFG, jaccard_empty=1.0)
     assert rows.method.tolist() == ["MM", "JM", "FM", "GFM"]
     assert rows[O.MEASURES].apply(lambda c: c.between(0, 100)).all().all()
     # JM is the chain's exact joint mode: check one instance against enumeration
@@ -44,13 +44,13 @@ def test_pcc_outputs_table4_and_figure5(tmp_path):
     assert "**" in (tmp_path / "t4.md").read_text()
     curves = []
     for n in CFG["figure5"]["n_samples"]:
-        c = O.curve_rows(model, data, n, CFG)
+        c = O.run_curve(model, data, n, CFG)
         assert len(c) == 2 * CFG["figure5"]["runs"]
         curves.append(tmp_path / f"c{n}.csv")
         c.to_csv(curves[-1], index=False)
-    again = O.curve_rows(model, data, 5, CFG)
+    again = O.run_curve(model, data, 5, CFG)
     pd.testing.assert_series_equal(again.f, pd.read_csv(curves[0]).f)  # seeded: same F every time
-    ex = O.exact_rows(model, data, CFG)
+    ex = O.run_exact(model, data, CFG)
     ex.to_csv(tmp_path / "ex.csv", index=False)
     agg = O.write_figure5(curves, [tmp_path / "ex.csv"], tmp_path / "f5.csv", tmp_path / "f5.png", tmp_path / "f5.pdf")
     assert set(agg.n_samples) == {5, 50} and agg.exact_f.notna().all()
@@ -59,5 +59,5 @@ def test_pcc_outputs_table4_and_figure5(tmp_path):
 
 def test_pcc_outputs_exact_skipped_for_many_labels(tmp_path):
     data, _ = _dataset(tmp_path, name="other")
-    O.fit_and_save(data, CFG, tmp_path / "chain.pkl", tmp_path / "fit.json")
-    assert len(O.exact_rows(tmp_path / "chain.pkl", data, dict(CFG, exact_max_labels=2))) == 0
+    O.write_model(data, CFG, tmp_path / "chain.pkl", tmp_path / "fit.json")
+    assert len(O.run_exact(tmp_path / "chain.pkl", data, dict(CFG, exact_max_labels=2))) == 0

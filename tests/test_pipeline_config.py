@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fmeasure.pipeline import ConfigError, as_list, select_datasets
+from fmeasure.experiments.config import ConfigError, as_list, select_datasets
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,9 +1,9 @@
 """The assembled report: tables inlined (long ones linked), figures with captions, analyses, skips."""
 
-from fmeasure.reports import MAX_INLINE_LINES, assemble_report
+from fmeasure.experiments.report import MAX_INLINE_LINES, write_report
 
 
-def test_assemble_report_sections(tmp_path):
+def test_write_report_sections(tmp_path):
     res = tmp_path / "results"
     (res / "tables").mkdir(parents=True)
     (res / "figures").mkdir()
@@ -19,7 +19,7 @@ def test_assemble_report_sections(tmp_path):
     notes = tmp_path / "knn.md"
     notes.write_text("# kNN\n\n## Why\n\nBecause.\n")
     out = res / "report.md"
-    assemble_report({"data": [str(short), str(res / "tables" / "t.csv")], "knn": [str(long), str(fig)]}, out,
+    write_report({"data": [str(short), str(res / "tables" / "t.csv")], "knn": [str(long), str(fig)]}, out,
                     title="T", skipped=["dataset 'x': missing"], captions_dir=caps, notes=[notes])
     text = out.read_text()
     assert text.startswith("# T\n")

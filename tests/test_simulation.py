@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmeasure import metrics
+from fmeasure import inference, metrics
 from fmeasure import simulation as S
+from fmeasure.experiments import config as C
+from fmeasure.experiments import simulations as E
 
 
 def all_vectors(m):
@@ -110,8 +112,8 @@ def test_streams_are_reproducible_and_distinct():
     lambda: S.row_codes(np.zeros((2, 63))),
     lambda: S.TestStatistics.from_sample(np.zeros((0, 3))),
     lambda: S.TestStatistics.from_sample(np.zeros((4, 3))).evaluate(np.zeros((1, 2))),
-    lambda: S.predict_methods(np.zeros((1, 3, 2)), ["MM", "LFP"]),
-    lambda: S.model_chunks(0, 1),
+    lambda: S.method_keys(["MM", "LFP"]),
+    lambda: C.model_chunks(0, 1),
 ])
 def test_bad_input_raises_value_error(bad):
     with pytest.raises(ValueError):
@@ -196,7 +198,7 @@ def test_run_model_shapes_and_methods_match_direct_calls():
     model = S.make_model("chain", 1, sim)
     test = model.sample(sim["n_test"], S.stream(sim["seed"], "chain", 1, "test"))
     Y = model.sample(4 * 40, S.stream(sim["seed"], "chain", 1, "train", 1)).reshape(4, 40, -1)
-    H = S.predict_methods(Y)["GFM"]
+    H = inference.from_samples(Y, "gfm")["gfm"]
     row = scores[(scores.train_size == 40) & (scores.method == "GFM")].sort_values("train_set")
     expected = [metrics.f_measure(test, np.repeat(h[None], len(test), axis=0)).mean() for h in H]
     np.testing.assert_allclose(row.f_measure.to_numpy(), expected, atol=1e-12)
@@ -212,7 +214,7 @@ def test_results_do_not_depend_on_chunking():
 
 
 def test_model_chunks_cover_all_models():
-    chunks = S.model_chunks(30, 4)
+    chunks = C.model_chunks(30, 4)
     assert [i for a, b in chunks for i in range(a, b)] == list(range(30))
 
 
@@ -222,7 +224,7 @@ def test_summarize_standard_errors_and_regret_by_hand():
         "method": "GFM", "hamming_loss": [0.1, 0.3, 0.2, 0.2], "subset_zero_one_loss": 0.5,
         "f_measure": [0.5, 0.7, 0.6, 0.6], "jaccard_index": 0.4})
     ref = pd.DataFrame({"data_model": "chain", "model": [0, 1], "measure": "f_measure", "bayes": [0.8, 0.7]})
-    out = S.summarize(scores, ref).set_index("measure")
+    out = E.summarize(scores, ref).set_index("measure")
     f = out.loc["f_measure"]
     assert f["mean"] == pytest.approx(0.6)
     assert f["se"] == pytest.approx(np.std([0.5, 0.7, 0.6, 0.6], ddof=1) / 2)
@@ -237,8 +239,8 @@ def test_section6_conclusions_on_a_reduced_run():
     (results/tables/simulations_claims.csv) checks all of them."""
     sim = dict(SIM, n_labels=15, training_sizes=[10, 2000], n_training_sets=6, n_test=20000)
     parts = [S.run_models(kind, range(4), sim) for kind in S.DATA_MODELS]
-    summary = S.summarize(pd.concat([p[0] for p in parts]), pd.concat([p[1] for p in parts]))
-    claims = S.claims_table(summary, tolerance=2e-3).set_index(["data_model", "claim"])["holds"]
+    summary = E.summarize(pd.concat([p[0] for p in parts]), pd.concat([p[1] for p in parts]))
+    claims = E.claims_table(summary, tolerance=2e-3).set_index(["data_model", "claim"])["holds"]
     robust = [(kind, claim) for kind in S.DATA_MODELS for claim in [
         "MM best for Hamming loss at n=2000",
         "JM best for subset 0/1 loss at n=2000",
@@ -259,7 +261,7 @@ def test_time_methods_has_every_method_and_step():
     assert set(times.step) == {"estimation", "inference"}
     assert set(times[times.step == "inference"].method) == {"MM", "FM", "GFM"}
     assert (times.seconds >= 0).all()
-    summary = S.summarize_times(times)
+    summary = E.summarize_times(times)
     assert len(summary) == len(times.groupby(["n_labels", "method", "step"]))
 
 

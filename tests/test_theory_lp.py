@@ -1,4 +1,4 @@
-"""Tests of fmeasure.theory_lp: the LPs against hand values, brute-force pair enumeration,
+"""Tests of fmeasure.theory.lp: the LPs against hand values, brute-force pair enumeration,
 random distributions (which can never beat a supremum) and the theorems where they are exact."""
 
 import itertools
@@ -8,7 +8,7 @@ import pytest
 
 from fmeasure import inference
 from fmeasure import theory as T
-from fmeasure import theory_lp as L
+from fmeasure.theory import lp as L
 
 
 def test_f_utility_matrix_hand():

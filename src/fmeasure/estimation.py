@@ -22,67 +22,11 @@ Y and the probabilities as weights.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
-from .inference._common import chunks, single_threaded_blas, w_matrix
+from fmeasure._arrays import chunks, p_counts, row_counts, sample_input, w_matrix
+from fmeasure.blas import single_threaded_blas
 
 __all__ = ["marginals", "p_zero", "p_matrix", "delta_matrix", "joint_mode"]
-
-
-def _samples(Y, weights):
-    """Normalise input. Returns (Y, w, single, sparse): Y dense (n, S, m) int8 or CSR (S, m)."""
-    if sp.issparse(Y):
-        Yc = sp.csr_array(Y)
-        if Yc.ndim != 2:
-            raise ValueError(f"Y: a sparse sample must be 2-D (n_samples, m), got shape {Yc.shape}")
-        Yc.sum_duplicates()
-        if Yc.data.size and not np.all(Yc.data == 1):
-            if not np.all((Yc.data == 0) | (Yc.data == 1)):
-                raise ValueError("Y: values must be 0 or 1")
-            Yc.eliminate_zeros()
-        single, sparse = True, True
-        S, m = Yc.shape
-        Y = Yc
-    else:
-        a = np.asarray(Y)
-        if a.ndim not in (2, 3):
-            raise ValueError(f"Y: expected shape (n_samples, m) or (n, n_samples, m), got {a.shape}")
-        if a.dtype != np.int8 and a.dtype != np.bool_:
-            if a.size and not np.all((a == 0) | (a == 1)):
-                raise ValueError("Y: values must be 0 or 1")
-        elif a.dtype == np.int8 and a.size and (a.min() < 0 or a.max() > 1):
-            raise ValueError("Y: values must be 0 or 1")
-        single, sparse = a.ndim == 2, False
-        Y = (a[None] if single else a).astype(np.int8, copy=False)
-        S, m = Y.shape[1:]
-    if m == 0:
-        raise ValueError("Y: m = 0 labels")
-    if S == 0:
-        raise ValueError("Y: the sample is empty (n_samples = 0)")
-    n = 1 if single else Y.shape[0]
-    if weights is None:
-        w = np.full((n, S), 1.0 / S)
-    else:
-        w = np.asarray(weights, dtype=np.float64)
-        want = (S,) if single else (n, S)
-        if w.shape != want:
-            raise ValueError(f"weights: expected shape {want}, got {w.shape}")
-        if not np.all(np.isfinite(w)):
-            raise ValueError("weights: contains NaN or infinite values")
-        if w.size and w.min() < 0:
-            raise ValueError(f"weights: must be non-negative, got minimum {w.min():.6g}")
-        w = w.reshape(n, S)
-        tot = w.sum(axis=1, keepdims=True)
-        if np.any(tot <= 0):
-            raise ValueError("weights: sum to 0 for an instance")
-        w = w / tot
-    return Y, w, single, sparse
-
-
-def _counts(Y, sparse):
-    if sparse:
-        return np.asarray(Y.sum(axis=1)).ravel()[None].astype(np.int64)
-    return Y.sum(axis=2, dtype=np.int64)
 
 
 def marginals(Y, weights=None):
@@ -102,7 +46,7 @@ def marginals(Y, weights=None):
     >>> marginals([[1, 0], [1, 1], [0, 0], [0, 0]])
     array([0.5 , 0.25])
     """
-    Y, w, single, sparse = _samples(Y, weights)
+    Y, w, single, sparse = sample_input(Y, weights)
     if sparse:
         return np.asarray(Y.T @ w[0]).ravel()
     res = np.einsum("nsm,ns->nm", Y, w)
@@ -117,32 +61,9 @@ def p_zero(Y, weights=None):
     >>> p_zero([[1, 0], [1, 1], [0, 0], [0, 0]])
     0.5
     """
-    Y, w, single, sparse = _samples(Y, weights)
-    res = (w * (_counts(Y, sparse) == 0)).sum(axis=1)
+    Y, w, single, sparse = sample_input(Y, weights)
+    res = (w * (row_counts(Y, sparse) == 0)).sum(axis=1)
     return float(res[0]) if single else res
-
-
-def _p_matrix(Y, w, sparse, smax=None):
-    """P with columns s = 1..smax (default: the largest count in the sample): (n, m, smax)."""
-    s = _counts(Y, sparse)
-    n, S = s.shape
-    m = Y.shape[-1]
-    top = max(1, int(s.max()))  # columns above the largest count are zero
-    smax = top if smax is None else smax
-    out = np.zeros((n, m, smax))
-    if sparse:
-        rows = np.repeat(np.arange(S), np.diff(Y.indptr))
-        idx = Y.indices * top + (s[0, rows] - 1)
-        out[0, :, :top] = np.bincount(idx, weights=w[0, rows], minlength=m * top).reshape(m, top)
-        return out
-    # P[i, s] = sum_j w_j y_ji [s_j = s]: a batched product of the samples with the weighted
-    # one-hot matrix of their counts (2-3x faster than scattering the nonzeros with bincount).
-    for sl in chunks(n, S * (m + top) * 16):
-        onehot = np.zeros((sl.stop - sl.start, S, top))
-        np.put_along_axis(onehot, np.maximum(s[sl] - 1, 0)[:, :, None],
-                          (w[sl] * (s[sl] > 0))[:, :, None], axis=2)
-        out[sl, :, :top] = np.matmul(Y[sl].transpose(0, 2, 1).astype(np.float64), onehot)
-    return out
 
 
 @single_threaded_blas
@@ -167,10 +88,10 @@ def p_matrix(Y, weights=None):
     (array([[0.25, 0.25],
            [0.  , 0.25]]), 0.5)
     """
-    Y, w, single, sparse = _samples(Y, weights)
+    Y, w, single, sparse = sample_input(Y, weights)
     m = Y.shape[-1]
-    P = _p_matrix(Y, w, sparse, smax=m)
-    pz = (w * (_counts(Y, sparse) == 0)).sum(axis=1)
+    P = p_counts(Y, w, sparse, smax=m)
+    pz = (w * (row_counts(Y, sparse) == 0)).sum(axis=1)
     return (P[0], float(pz[0])) if single else (P, pz)
 
 
@@ -199,18 +120,18 @@ def delta_matrix(Y, weights=None):
     (array([[0.4167, 0.2917],
            [0.1667, 0.125 ]]), 0.5)
     """
-    Y, w, single, sparse = _samples(Y, weights)
+    Y, w, single, sparse = sample_input(Y, weights)
     m = Y.shape[-1]
-    s = _counts(Y, sparse)
+    s = row_counts(Y, sparse)
     smax = max(1, int(s.max()))
     W = w_matrix(smax, m)
     if sparse:
-        D = (_p_matrix(Y, w, True, smax=smax)[0] @ W)[None]
+        D = (p_counts(Y, w, True, smax=smax)[0] @ W)[None]
     else:
         n = Y.shape[0]
         D = np.empty((n, m, m))
         for sl in chunks(n, 8 * m * (smax + m) + Y.shape[1] * m * 16):
-            Pc = _p_matrix(Y[sl], w[sl], False, smax=smax)
+            Pc = p_counts(Y[sl], w[sl], False, smax=smax)
             D[sl] = (Pc.reshape(-1, smax) @ W).reshape(-1, m, m)
     pz = (w * (s == 0)).sum(axis=1)
     return (D[0], float(pz[0])) if single else (D, pz)
@@ -237,7 +158,7 @@ def joint_mode(Y, weights=None):
     >>> joint_mode([[1, 0], [1, 1], [0, 0], [1, 1]])
     (array([1, 1], dtype=int8), 0.5)
     """
-    Y, w, single, sparse = _samples(Y, weights)
+    Y, w, single, sparse = sample_input(Y, weights)
     if sparse:
         Y = Y.toarray().astype(np.int8)[None]
     n, S, m = Y.shape

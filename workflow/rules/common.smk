@@ -4,8 +4,7 @@ import os
 import sys
 
 try:
-    from fmeasure.pipeline import as_list, select_datasets
-    from fmeasure.theory_outputs import lp_surrogates
+    from fmeasure.experiments.config import as_list, lp_surrogates, select_datasets
 except ImportError as _exc:
     raise ImportError(
         f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"

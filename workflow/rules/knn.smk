@@ -11,7 +11,7 @@ STAGE_TARGETS["knn"] = [
 
 localrules:
     knn_all,
-    knn_tables,
+    write_tables,
 
 
 rule knn_run:
@@ -36,7 +36,7 @@ rule knn_run:
         "../scripts/knn_run.py"
 
 
-rule knn_tables:
+rule write_tables:
     input:
         expand("results/knn/{dataset}.csv", dataset=DATASETS),
     output:
@@ -53,7 +53,7 @@ rule knn_tables:
     conda:
         ENV
     script:
-        "../scripts/knn_tables.py"
+        "../scripts/write_tables.py"
 
 
 rule knn_all:

@@ -1,6 +1,6 @@
 # Parametric plug-in models of Section 7.1.4 / Table 5: BR, LFP and EFP, all built from logistic
 # regressions tuned per model by CV. One fit+predict job per (dataset, learner), then the table.
-# All logic lives in fmeasure.learners.parametric and fmeasure.parametric_experiment.
+# All logic lives in fmeasure.learners.parametric and fmeasure.experiments.parametric.
 
 STAGE_TARGETS["parametric"] = ["results/tables/table5.csv", "results/tables/table5.md"]
 

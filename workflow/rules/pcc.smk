@@ -1,7 +1,7 @@
 # Probabilistic classifier chains (Section 7.2): Table 4 and Figure 5.
 # One fit job per dataset caches the tuned chain under results/pcc/<dataset>/; every inference job
 # (Table 4; Figure 5 per number of samples; the exact reference) reads that cache and never refits.
-# All logic lives in fmeasure.learners.pcc and fmeasure.pcc_outputs.
+# All logic lives in fmeasure.learners.pcc and fmeasure.experiments.pcc.
 
 STAGE_TARGETS["pcc"] = [
     "results/tables/table4.csv",

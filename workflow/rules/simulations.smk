@@ -1,7 +1,7 @@
 # Simulations (Section 6): Figures 2 and 3 (two data models x four measures), Figure 4 (running
 # times), a claims table checking the paper's conclusions, and regrets vs the Bayes-optimal
 # predictions. One job per (data model, chunk of models); aggregation and figures are local rules.
-from fmeasure.simulation import model_chunks
+from fmeasure.experiments.config import model_chunks
 
 SIM = config["simulations"]
 SIM_KINDS = ["independent", "chain"]

@@ -1,6 +1,6 @@
 # Theory of Sections 2-4: Figure 1, every worst-case construction evaluated exactly, the worked
 # examples, and the exact worst-case regrets by linear programming (one job per surrogate).
-# All logic lives in fmeasure.theory, fmeasure.theory_lp and fmeasure.theory_outputs.
+# All logic lives in fmeasure.theory, fmeasure.theory.lp and fmeasure.experiments.theory.
 
 THEORY_TABLES = ["theory_figure1", "theory_hamming", "theory_jaccard", "theory_independence",
                  "theory_threshold", "theory_examples", "theory_lp", "theory_lp_distributions"]

@@ -1,8 +1,8 @@
 """Tables 2-3, one dataset: kNN with every l and inference method, scores and in-process times."""
 
 from fmeasure import datasets
+from fmeasure.experiments.knn import run_knn
 from fmeasure.io import atomic_output, script_logging
-from fmeasure.knn_experiment import run_knn
 
 log = script_logging(snakemake)  # noqa: F821
 cfg = snakemake.params.knn  # noqa: F821

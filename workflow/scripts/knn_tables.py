@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from fmeasure.experiments.knn import write_tables
 from fmeasure.io import script_logging
-from fmeasure.knn_experiment import knn_tables
 
 log = script_logging(snakemake)  # noqa: F821
 out, params = snakemake.output, snakemake.params  # noqa: F821
@@ -18,7 +18,7 @@ captions = {
     n: " ".join((Path(params.captions) / f"knn_{n}.rst").read_text().split()) + " " + settings
     for n in ("table2", "table3")
 }
-knn_tables(
+write_tables(
     results,
     table2_csv=out.table2, table2_md=out.table2_md, table3_csv=out.table3, table3_md=out.table3_md,
     caption2=captions["table2"], caption3=captions["table3"],

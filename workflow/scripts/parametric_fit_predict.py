@@ -3,8 +3,8 @@
 import json
 
 from fmeasure import datasets
+from fmeasure.experiments.parametric import run_learner
 from fmeasure.io import atomic_output, script_logging
-from fmeasure.parametric_experiment import run_learner
 
 log = script_logging(snakemake)  # noqa: F821
 ds = datasets.load(snakemake.input[0])  # noqa: F821

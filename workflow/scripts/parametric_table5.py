@@ -2,11 +2,11 @@
 
 import json
 
+from fmeasure.experiments.parametric import write_table5
 from fmeasure.io import script_logging
-from fmeasure.parametric_experiment import table5
 
 log = script_logging(snakemake)  # noqa: F821
 records = [json.load(open(p)) for p in snakemake.input]  # noqa: F821
 cfg = snakemake.params.cfg  # noqa: F821
-table5(records, snakemake.output.csv, snakemake.output.md, cv=cfg["cv"], n_cs=len(cfg["Cs"]))  # noqa: F821
+write_table5(records, snakemake.output.csv, snakemake.output.md, cv=cfg["cv"], n_cs=len(cfg["Cs"]))  # noqa: F821
 log.info("Table 5 written from %d records", len(records))

@@ -1,10 +1,10 @@
 """Figure 5 points of one dataset and one number of samples: FM and GFM over several runs."""
 
+from fmeasure.experiments.pcc import run_curve
 from fmeasure.io import atomic_output, script_logging
-from fmeasure.pcc_outputs import curve_rows
 
 log = script_logging(snakemake)  # noqa: F821
-rows = curve_rows(
+rows = run_curve(
     snakemake.input.model,  # noqa: F821
     snakemake.input.data,  # noqa: F821
     int(snakemake.wildcards.n_samples),  # noqa: F821

@@ -1,7 +1,7 @@
 """Figure 5: F-measure and inference time of FM and GFM vs the number of samples."""
 
+from fmeasure.experiments.pcc import write_figure5
 from fmeasure.io import script_logging
-from fmeasure.pcc_outputs import write_figure5
 
 log = script_logging(snakemake)  # noqa: F821
 agg = write_figure5(

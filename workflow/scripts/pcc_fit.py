@@ -1,10 +1,10 @@
 """Fit the PCC of one dataset (C tuned per label by CV) and cache it for every inference job."""
 
+from fmeasure.experiments.pcc import write_model
 from fmeasure.io import script_logging
-from fmeasure.pcc_outputs import fit_and_save
 
 log = script_logging(snakemake)  # noqa: F821
-_, info = fit_and_save(
+_, info = write_model(
     snakemake.input.data,  # noqa: F821
     snakemake.params.cfg,  # noqa: F821
     snakemake.output.model,  # noqa: F821

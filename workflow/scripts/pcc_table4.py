@@ -1,7 +1,7 @@
 """Table 4: gather the per-dataset rows, the paper's numbers beside ours, best in bold."""
 
+from fmeasure.experiments.pcc import write_table4
 from fmeasure.io import script_logging
-from fmeasure.pcc_outputs import write_table4
 
 log = script_logging(snakemake)  # noqa: F821
 table = write_table4(

@@ -1,10 +1,10 @@
 """Table 4 rows of one dataset: MM, FM, GFM from samples and JM by exact search, with times."""
 
+from fmeasure.experiments.pcc import run_table4_rows
 from fmeasure.io import atomic_output, script_logging
-from fmeasure.pcc_outputs import table4_rows
 
 log = script_logging(snakemake)  # noqa: F821
-rows = table4_rows(
+rows = run_table4_rows(
     snakemake.input.model,  # noqa: F821
     snakemake.input.data,  # noqa: F821
     snakemake.input.info,  # noqa: F821

@@ -1,10 +1,10 @@
 """Assemble results/report.md from every enabled stage's tables and figures."""
 
+from fmeasure.experiments.report import write_report
 from fmeasure.io import script_logging
-from fmeasure.reports import assemble_report
 
 log = script_logging(snakemake)  # noqa: F821
-assemble_report(
+write_report(
     snakemake.params.sections,  # noqa: F821
     snakemake.output[0],  # noqa: F821
     title=snakemake.params.title,  # noqa: F821

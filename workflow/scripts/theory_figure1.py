@@ -1,7 +1,7 @@
 """Figure 1 (Theorem 3.2): closed form, exact construction and LP supremum of the subset 0/1 regret."""
 
+from fmeasure.experiments.theory import write_figure1
 from fmeasure.io import script_logging
-from fmeasure.theory_outputs import write_figure1
 
 log = script_logging(snakemake)  # noqa: F821
 out = snakemake.output  # noqa: F821

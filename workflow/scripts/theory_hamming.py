@@ -1,7 +1,7 @@
 """Theorem 3.1 (Hamming): the appendix's P_A and the two-label distribution, evaluated exactly."""
 
+from fmeasure.experiments.theory import write_hamming
 from fmeasure.io import script_logging
-from fmeasure.theory_outputs import write_hamming
 
 log = script_logging(snakemake)  # noqa: F821
 table = write_hamming(snakemake.params.cfg, snakemake.output.csv, snakemake.output.md)  # noqa: F821

@@ -1,7 +1,7 @@
 """Theorem 4.2 / Corollary 4.3 (label independence): q-range, bound 2q-1, P_A and P_B exactly."""
 
+from fmeasure.experiments.theory import write_independence
 from fmeasure.io import script_logging
-from fmeasure.theory_outputs import write_independence
 
 log = script_logging(snakemake)  # noqa: F821
 out = snakemake.output  # noqa: F821

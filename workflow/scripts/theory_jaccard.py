@@ -1,7 +1,7 @@
 """Theorem 3.3 (Jaccard): regret of the F-maximizer vs 1 - delta(P)/2 on random distributions."""
 
+from fmeasure.experiments.theory import write_jaccard
 from fmeasure.io import script_logging
-from fmeasure.theory_outputs import write_jaccard
 
 log = script_logging(snakemake)  # noqa: F821
 out = snakemake.output  # noqa: F821

@@ -1,7 +1,7 @@
 """One LP job: the exact worst-case F-regrets of one surrogate for every configured m."""
 
+from fmeasure.experiments.theory import write_lp_job
 from fmeasure.io import script_logging
-from fmeasure.theory_outputs import write_lp_job
 
 log = script_logging(snakemake)  # noqa: F821
 surrogate = snakemake.wildcards.surrogate  # noqa: F821

@@ -1,7 +1,7 @@
 """Gather the LP jobs: exact worst-case regrets beside the theorems, maximizing distributions, figure."""
 
+from fmeasure.experiments.theory import write_lp_summary
 from fmeasure.io import script_logging
-from fmeasure.theory_outputs import write_lp_summary
 
 log = script_logging(snakemake)  # noqa: F821
 i, o = snakemake.input, snakemake.output  # noqa: F821

@@ -1,7 +1,7 @@
 """Theorem 4.5 (thresholding): the family of eq. (prob_dist) evaluated exactly."""
 
+from fmeasure.experiments.theory import write_threshold
 from fmeasure.io import script_logging
-from fmeasure.theory_outputs import write_threshold
 
 log = script_logging(snakemake)  # noqa: F821
 table = write_threshold(snakemake.params.cfg, snakemake.output.csv, snakemake.output.md)  # noqa: F821

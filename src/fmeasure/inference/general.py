@@ -25,8 +25,19 @@ import logging
 
 import numpy as np
 
-from ._common import (TOL, chunks, first_max, out, p_zero_vector, single_threaded_blas, square_batch,
-                      w_matrix)
+from fmeasure._arrays import (
+    TOL,
+    chunks,
+    first_max,
+    out,
+    p_counts,
+    p_zero_vector,
+    row_counts,
+    sample_input,
+    square_batch,
+    w_matrix,
+)
+from fmeasure.blas import single_threaded_blas
 
 __all__ = ["gfm", "gfm_from_p", "gfm_from_samples"]
 
@@ -292,10 +303,8 @@ def gfm_from_samples(Y, weights=None):
     >>> h, round(v, 4)
     (array([1, 0, 0], dtype=int8), 0.5833)
     """
-    from .. import estimation as est
-
-    Y, w, single, sparse = est._samples(Y, weights)
-    s = est._counts(Y, sparse)
+    Y, w, single, sparse = sample_input(Y, weights)
+    s = row_counts(Y, sparse)
     smax = int(s.max())
     p0 = (w * (s == 0)).sum(axis=1)
     m = Y.shape[-1]
@@ -314,6 +323,6 @@ def gfm_from_samples(Y, weights=None):
     H = np.zeros((n, m), dtype=np.int8)
     V = np.empty(n)
     for sl in chunks(n, 8 * m * smax * 3 + Y.shape[1] * m, budget=8 * 2**20):
-        A = est._p_matrix(Y[sl], w[sl], False, smax=smax)
+        A = p_counts(Y[sl], w[sl], False, smax=smax)
         H[sl], V[sl] = _gfm_p_block(A, p0[sl], A.sum(axis=2), A.sum(axis=1))
     return out(H, V, single)

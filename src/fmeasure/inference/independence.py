@@ -20,7 +20,7 @@ import logging
 
 import numpy as np
 
-from ._common import binary_input, chunks, first_max, marginals_input, out
+from fmeasure._arrays import binary_input, chunks, first_max, marginals_input, out
 
 __all__ = ["fm", "jansche", "lewis", "marginal_modes", "expected_f_independent"]
 

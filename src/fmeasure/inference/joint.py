@@ -17,9 +17,19 @@ import functools
 
 import numpy as np
 
-from ._common import (TIE_TOL, TOL, as_float, binary_input, check_unit, chunks, first_max, out,
-                      single_threaded_blas, support_input)
-from .. import estimation as _est
+from fmeasure import estimation as _est
+from fmeasure._arrays import (
+    TIE_TOL,
+    TOL,
+    as_float,
+    binary_input,
+    check_unit,
+    chunks,
+    first_max,
+    out,
+    support_input,
+)
+from fmeasure.blas import single_threaded_blas
 
 __all__ = ["expected_f", "brute_force", "joint_mode", "threshold_marginals", "categorical"]
 

@@ -44,15 +44,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.metrics import make_scorer
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.multiclass import type_of_target
-from threadpoolctl import threadpool_limits
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
-from fmeasure import estimation, inference, metrics
+from fmeasure import inference, metrics
 
 __all__ = [
     "KNeighborsFMeasure",
     "INFERENCE_METHODS",
-    "infer_from_label_samples",
     "minmax_scale_params",
     "mean_f_measure",
     "f_measure_scorer",
@@ -61,59 +60,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: Inference methods understood by :class:`KNeighborsFMeasure`.
-INFERENCE_METHODS = ("mm", "jm", "fm", "gfm")
+INFERENCE_METHODS = inference.SAMPLE_METHODS
 _SCALINGS = ("minmax", "none")
 _TIES = ("index", "all")
-
-
-def infer_from_label_samples(Ys, method, mm_half=1):
-    """Predict one label vector per instance from its sample of label vectors.
-
-    Parameters
-    ----------
-    Ys : ndarray of shape (n, n_samples, m)
-        For each of ``n`` instances, ``n_samples`` label vectors (0/1), e.g. the labels of
-        its nearest neighbours. Every instance is weighted equally inside its sample.
-    method : {"mm", "jm", "fm", "gfm"}
-        Inference method (see the module docstring).
-    mm_half : {1, 0}, default=1
-        MM's prediction for a label whose frequency in the sample is exactly 1/2 (both
-        choices are Hamming-optimal). 1 reproduces the paper's Table 2.
-
-    Returns
-    -------
-    H : ndarray of shape (n, m), int8
-        The predictions.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> Ys = np.array([[[1, 1, 0], [1, 0, 0], [0, 0, 1]]])
-    >>> infer_from_label_samples(Ys, "mm")
-    array([[1, 0, 0]], dtype=int8)
-    """
-    if method not in INFERENCE_METHODS:
-        raise ValueError(f"method must be one of {INFERENCE_METHODS}, got {method!r}")
-    if mm_half not in (0, 1):
-        raise ValueError(f"mm_half must be 0 or 1, got {mm_half!r}")
-    Ys = np.asarray(Ys)
-    if Ys.ndim != 3:
-        raise ValueError(f"Ys must have shape (n, n_samples, m), got shape {Ys.shape}")
-    if method == "jm":
-        h, _ = estimation.joint_mode(Ys)
-    elif method == "gfm":
-        # the core's fast path: P and P(y = 0) counted from the samples, then GFM
-        h, _ = inference.gfm_from_samples(Ys)
-    elif method == "fm":
-        h, _ = inference.fm(estimation.marginals(Ys))
-    else:
-        p = estimation.marginals(Ys)
-        if mm_half == 1:
-            # [p >= 1/2] = 1 - [1 - p > 1/2]; 1 - p is exact at p = 1/2
-            h = 1 - inference.marginal_modes(1.0 - p)[0]
-        else:
-            h, _ = inference.marginal_modes(p)
-    return np.asarray(h, dtype=np.int8).reshape(Ys.shape[0], Ys.shape[2])
 
 
 def minmax_scale_params(X):
@@ -415,7 +364,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             for start in range(0, rows.size, chunk):
                 r = rows[start : start + chunk]
                 Ys = self.Y_train_[ind[r, :size]]  # (chunk, size, m)
-                H[r] = infer_from_label_samples(Ys, self.inference, self.mm_half)
+                H[r] = inference.from_samples(Ys, self.inference, mm_half=self.mm_half)[self.inference]
         return H
 
     def predict(self, X):

@@ -37,7 +37,8 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
 
-from fmeasure.inference._common import single_threaded_blas
+from fmeasure.blas import single_threaded_blas
+from fmeasure.inference import from_samples, gfm_from_samples
 from fmeasure.learners.logistic import DEFAULT_CS, check_features
 
 logger = logging.getLogger(__name__)
@@ -495,7 +496,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
 
         Samples are drawn chunk by chunk; for each chunk the estimates come from
         :mod:`fmeasure.estimation` (marginals for MM and FM, Delta and P(y = 0) for GFM) and the
-        predictions from :mod:`fmeasure.inference`.
+        predictions from :mod:`fmeasure.inference`, both through :func:`fmeasure.inference.from_samples`.
 
         Parameters
         ----------
@@ -518,8 +519,6 @@ class ProbabilisticClassifierChain(BaseEstimator):
         n_samples = self._n_samples(n_samples)
         if self.sampler not in ("tree", "dense"):
             raise ValueError(f"sampler must be 'tree' or 'dense', got {self.sampler!r}")
-        from fmeasure import estimation, inference
-
         t0 = time.perf_counter()
         A = self.feature_logits(X)
         rng = self._rng(random_state)
@@ -534,15 +533,10 @@ class ProbabilisticClassifierChain(BaseEstimator):
             else:
                 S, W = self._sample_block(A[sl], n_samples, rng), None
             t_sample += time.perf_counter() - t0
+            H, t = from_samples(S, methods, weights=W, return_times=True)
             for k in methods:
-                t0 = time.perf_counter()
-                if k == "gfm":
-                    h, _ = inference.gfm_from_samples(S, weights=W)
-                else:
-                    p = estimation.marginals(S, weights=W)
-                    h, _ = inference.marginal_modes(p) if k == "mm" else inference.fm(p)
-                out[k][sl] = h
-                times[k] += time.perf_counter() - t0
+                out[k][sl] = H[k]
+                times[k] += t[k]
         times = {k: v + t_sample for k, v in times.items()}
         return (out, times) if return_times else out
 
@@ -617,8 +611,6 @@ class ProbabilisticClassifierChain(BaseEstimator):
         -------
         (h int8 (n, m), expected F of h under the chain (n,))
         """
-        from fmeasure import estimation, inference
-
         support, probs = self.joint_distribution(X, max_labels=max_labels)
         n = probs.shape[0]
         H = np.empty((n, support.shape[1]), dtype=np.int8)
@@ -627,7 +619,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         for s in range(0, n, step):
             w = probs[s:s + step]
             Ys = np.broadcast_to(support, (w.shape[0],) + support.shape)
-            H[s:s + step], val[s:s + step] = inference.gfm_from_samples(Ys, weights=w)
+            H[s:s + step], val[s:s + step] = gfm_from_samples(Ys, weights=w)
         return H, val
 
     def predict(self, X, inference=None, n_samples=None, random_state=None):

@@ -1,7 +1,7 @@
 """Tables and figures of the theory stage (Sections 2-4), written from config blocks.
 
 Each ``write_*`` function takes the relevant ``config["theory"]`` sub-block and output paths,
-computes with :mod:`fmeasure.theory` / :mod:`fmeasure.theory_lp` and writes tidy CSV +
+computes with :mod:`fmeasure.theory` / :mod:`fmeasure.theory.lp` and writes tidy CSV +
 Markdown tables (:func:`fmeasure.tables.write_table`) and PNG + PDF figures
 (:func:`fmeasure.figures.save_figure`). The Snakemake scripts in ``workflow/scripts/theory_*.py``
 only call these.
@@ -10,16 +10,15 @@ only call these.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from fmeasure import theory as T
-from fmeasure import theory_lp as L
 from fmeasure.figures import plt, save_figure
 from fmeasure.io import atomic_output
 from fmeasure.tables import write_table
+from fmeasure.theory import constructions as T
+from fmeasure.theory import lp as L
 
 log = logging.getLogger(__name__)
 
@@ -200,8 +199,3 @@ def write_lp_summary(row_csvs, dist_csvs, csv, md, dist_table_csv, dist_table_md
     ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 0.1))
     save_figure(fig, png, pdf)
     return table
-
-
-def lp_surrogates(cfg):
-    """The surrogates with at least one m listed in ``config["theory"]["lp"]``."""
-    return [s for s in L.SURROGATES if cfg.get(f"{s}_m")]

@@ -1,8 +1,4 @@
-"""Pipeline outputs that are not a learner's: Table 1 and the assembled report.
-
-:func:`table1` computes the paper's Table 1 (and more: label cardinality, density, distinct label
-sets) from the parsed data, beside the paper's counts, and refuses counts that differ from the
-catalog. :func:`assemble_report` stitches every stage's tables (Markdown) and figures (PNG) into
+"""Stage ``report``: :func:`write_report` stitches every stage's tables (Markdown) and figures (PNG) into
 ``results/report.md``, with the captions kept in ``workflow/report/<name>.rst``.
 """
 
@@ -11,13 +7,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pandas as pd
+from fmeasure.io import atomic_output
 
-from .datasets import DatasetError, summary
-from .io import atomic_output
-from .tables import beside_paper, paper_numbers, write_table
-
-__all__ = ["table1", "assemble_report", "STAGE_TITLES"]
+__all__ = ["write_report", "STAGE_TITLES"]
 
 STAGE_TITLES = {
     "data": "Datasets (Table 1)",
@@ -28,48 +20,8 @@ STAGE_TITLES = {
     "parametric": "Parametric plug-in models: BR, LFP, EFP (Table 5)",
 }
 
-COUNTS = ["n_train", "n_test", "m", "d"]
 #: Tables longer than this are linked from the report, not printed in it.
 MAX_INLINE_LINES = 80
-
-
-def table1(datasets, catalog: dict, csv_path, md_path) -> pd.DataFrame:
-    """Write Table 1 for ``datasets`` (parsed :class:`~fmeasure.datasets.Dataset` objects).
-
-    Raises :class:`~fmeasure.datasets.DatasetError` if a full (not subset) dataset's counts differ
-    from its catalog entry.
-    """
-    rows = []
-    for ds in datasets:
-        row = summary(ds)
-        entry = catalog.get(ds.name, {})
-        if not entry.get("subset"):
-            for key in COUNTS:
-                expected = entry.get("expected", {}).get(key)
-                if expected is not None and expected != row[key]:
-                    raise DatasetError(
-                        f"table1: dataset {ds.name!r} has {key}={row[key]} but the catalog expects {expected}"
-                    )
-        rows.append(row)
-    ours = pd.DataFrame(rows)
-    paper = paper_numbers("table1")
-    table = beside_paper(ours, paper, ["dataset"], COUNTS)
-    shown = table[["dataset", *COUNTS, "cardinality", "density", "distinct_label_sets"]].copy()
-    shown.insert(len(shown.columns), "paper (#train/#test/m/d)", [
-        "/".join(str(int(r[f"{k}_paper"])) for k in COUNTS) if pd.notna(r["n_train_paper"]) else "not in the paper"
-        for _, r in table.iterrows()
-    ])
-    shown.insert(len(shown.columns), "matches paper", [
-        "yes" if all(r[f"{k}_diff"] == 0 for k in COUNTS) else ("-" if pd.isna(r["n_train_paper"]) else "NO")
-        for _, r in table.iterrows()
-    ])
-    caption = (
-        "Table 1. Datasets: #train, #test, m labels, d features, computed from the parsed files, "
-        "with label cardinality (mean labels per instance), density (cardinality / m) and the number "
-        "of distinct label sets (train and test together), beside the paper's counts."
-    )
-    write_table(table, csv_path, md_path, caption=caption, md_df=shown, float_format="{:.3f}")
-    return table
 
 
 def _caption(captions_dir, stem: str) -> str:
@@ -90,7 +42,7 @@ def _stage_notes(notes, stage: str) -> list[str]:
     return ["#" + ln if ln.startswith("#") else ln for ln in lines] + [""]
 
 
-def assemble_report(sections: dict, out_path, *, title: str, skipped=(), captions_dir=None,
+def write_report(sections: dict, out_path, *, title: str, skipped=(), captions_dir=None,
                     notes=()) -> None:
     """Write a Markdown report: one section per stage, its tables inline and figures linked.
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from .datasets import availability
+from fmeasure.datasets import availability
+from fmeasure.theory import SURROGATES
 
 log = logging.getLogger(__name__)
 
@@ -58,3 +59,21 @@ def select_datasets(config: dict) -> tuple[list[str], list[str]]:
         else:
             skipped.append(problem)
     return available, skipped
+
+
+def lp_surrogates(cfg: dict) -> list[str]:
+    """The surrogates with at least one m listed in ``config["theory"]["lp"]`` (one LP job each)."""
+    return [s for s in SURROGATES if cfg.get(f"{s}_m")]
+
+
+def model_chunks(n_models: int, models_per_job: int) -> list[tuple[int, int]]:
+    """Split ``range(n_models)`` into ``[start, stop)`` chunks of ``models_per_job`` models.
+
+    Examples
+    --------
+    >>> model_chunks(5, 2)
+    [(0, 2), (2, 4), (4, 5)]
+    """
+    if n_models < 1 or models_per_job < 1:
+        raise ValueError(f"n_models/models_per_job: must be >= 1, got {n_models}/{models_per_job}")
+    return [(a, min(a + models_per_job, n_models)) for a in range(0, n_models, models_per_job)]

@@ -2,12 +2,12 @@
 
 Steps, each one Snakemake job (``workflow/rules/pcc.smk``), each callable without Snakemake:
 
-* :func:`fit_and_save` -- tune and fit the chain on a dataset's training set and pickle it
+* :func:`write_model` -- tune and fit the chain on a dataset's training set and pickle it
   (``results/pcc/<dataset>/chain.pkl``) with its training time;
-* :func:`table4_rows` -- MM, FM, GFM from ``n`` ancestral samples and JM by exact search on the
+* :func:`run_table4_rows` -- MM, FM, GFM from ``n`` ancestral samples and JM by exact search on the
   test set: the four measures of Table 4 and the in-process inference times;
-* :func:`curve_rows` -- FM and GFM from ``n`` samples, for several runs (Figure 5);
-* :func:`exact_rows` -- the exact F-maximizer of the chain's distribution (``m <= 16``), the
+* :func:`run_curve` -- FM and GFM from ``n`` samples, for several runs (Figure 5);
+* :func:`run_exact` -- the exact F-maximizer of the chain's distribution (``m <= 16``), the
   reference line of Figure 5 (beyond the paper);
 * :func:`write_table4` and :func:`write_figure5` -- gather, put the paper's numbers beside ours,
   render.
@@ -49,7 +49,7 @@ def make_chain(cfg: dict, n_jobs: int | None = None) -> ProbabilisticClassifierC
         block_size=int(cfg["block_size"]))
 
 
-def fit_and_save(dataset_path, cfg: dict, model_path, info_path, n_jobs: int | None = None):
+def write_model(dataset_path, cfg: dict, model_path, info_path, n_jobs: int | None = None):
     """Fit the chain on the training part of a parsed dataset; pickle it and write fit info (JSON)."""
     ds = datasets.load(dataset_path)
     chain = make_chain(cfg, n_jobs=n_jobs).fit(ds.X_train, ds.Y_train)
@@ -70,7 +70,7 @@ def fit_and_save(dataset_path, cfg: dict, model_path, info_path, n_jobs: int | N
 
 
 def load_chain(model_path) -> ProbabilisticClassifierChain:
-    """Read a chain pickled by :func:`fit_and_save`."""
+    """Read a chain pickled by :func:`write_model`."""
     with open(model_path, "rb") as fh:
         chain = pickle.load(fh)
     if not isinstance(chain, ProbabilisticClassifierChain):
@@ -88,7 +88,7 @@ def scores(Y_true, H, jaccard_empty: float) -> dict:
     }
 
 
-def table4_rows(model_path, dataset_path, info_path, cfg: dict, jaccard_empty: float) -> pd.DataFrame:
+def run_table4_rows(model_path, dataset_path, info_path, cfg: dict, jaccard_empty: float) -> pd.DataFrame:
     """Table 4 rows of one dataset: MM, JM, FM, GFM on the test set with their times."""
     ds = datasets.load(dataset_path)
     chain = load_chain(model_path)
@@ -109,7 +109,7 @@ def table4_rows(model_path, dataset_path, info_path, cfg: dict, jaccard_empty: f
     return pd.DataFrame(rows)
 
 
-def curve_rows(model_path, dataset_path, n_samples: int, cfg: dict) -> pd.DataFrame:
+def run_curve(model_path, dataset_path, n_samples: int, cfg: dict) -> pd.DataFrame:
     """Figure 5 rows: test F-measure and inference time of FM and GFM from ``n_samples`` samples.
 
     Run ``r`` samples with the seed ``(seed, n_samples, r)``; FM and GFM of one run see the same
@@ -130,7 +130,7 @@ def curve_rows(model_path, dataset_path, n_samples: int, cfg: dict) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-def exact_rows(model_path, dataset_path, cfg: dict) -> pd.DataFrame:
+def run_exact(model_path, dataset_path, cfg: dict) -> pd.DataFrame:
     """The exact F-maximizer of the chain (all 2^m probabilities) on the test set, if m is small enough.
 
     Returns an empty frame (same columns) when ``m > cfg["exact_max_labels"]``.

@@ -2,7 +2,7 @@
 
 :func:`run_learner` fits one learner on a dataset's training part and scores it on the test part,
 timing training (tuning included, as in the paper) and inference (all models applied to the
-test set plus the F-maximisation) in-process. :func:`table5` gathers those records into Table 5,
+test set plus the F-maximisation) in-process. :func:`write_table5` gathers those records into Table 5,
 ours beside the paper's numbers, best Hamming loss and F-measure per dataset in bold.
 
 Example
@@ -25,11 +25,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from .learners.parametric import EFP, LFP, BinaryRelevance
-from .metrics import f_measure, hamming_loss
-from .tables import best_mask, beside_paper, paper_numbers, write_table
+from fmeasure.learners.parametric import EFP, LFP, BinaryRelevance
+from fmeasure.metrics import f_measure, hamming_loss
+from fmeasure.tables import beside_paper, best_mask, paper_numbers, write_table
 
-__all__ = ["LEARNERS", "make_learner", "run_learner", "table5"]
+__all__ = ["LEARNERS", "make_learner", "run_learner", "write_table5"]
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ CAPTION = (
 )
 
 
-def table5(records, csv_path, md_path, *, cv: int = 5, n_cs: int = 8) -> pd.DataFrame:
+def write_table5(records, csv_path, md_path, *, cv: int = 5, n_cs: int = 8) -> pd.DataFrame:
     """Write Table 5 from :func:`run_learner` records (CSV tidy, Markdown paper-like); returns the CSV frame."""
     ours = pd.DataFrame(list(records))
     if ours.empty:

@@ -2,7 +2,7 @@
 
 :func:`run_knn` evaluates :class:`~fmeasure.learners.knn.KNeighborsFMeasure` on one dataset
 for every neighbourhood size ``l`` and inference method, timing the neighbour search and the
-inference in-process. :func:`knn_tables` gathers the per-dataset results into Table 2
+inference in-process. :func:`write_tables` gathers the per-dataset results into Table 2
 (Hamming loss, subset 0/1 loss, F-measure, Jaccard index in %) and Table 3 (seconds for
 search + inference), each beside the paper's numbers with the difference.
 """
@@ -10,16 +10,16 @@ search + inference), each beside the paper's numbers with the difference.
 from __future__ import annotations
 
 import logging
-import time
 
 import numpy as np
 import pandas as pd
 
-from . import metrics
-from .learners.knn import INFERENCE_METHODS, KNeighborsFMeasure
-from .tables import beside_paper, paper_numbers, write_table
+from fmeasure import metrics
+from fmeasure.learners.knn import INFERENCE_METHODS, KNeighborsFMeasure
+from fmeasure.tables import beside_paper, paper_numbers, write_table
+from fmeasure.timing import best_of
 
-__all__ = ["run_knn", "knn_tables", "MEASURES"]
+__all__ = ["run_knn", "write_tables", "MEASURES"]
 
 logger = logging.getLogger(__name__)
 
@@ -30,16 +30,6 @@ MEASURES = {
     "f": ("F-measure [%]", "max"),
     "jaccard": ("Jaccard [%]", "max"),
 }
-
-
-def _best_of(fn, repeats):
-    """Run ``fn`` ``repeats`` times; return (last result, smallest wall time in seconds)."""
-    best = np.inf
-    for _ in range(max(1, int(repeats))):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return out, best
 
 
 def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, **estimator_params):
@@ -84,10 +74,10 @@ def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, **e
     rows = []
     for l in neighbours:
         est.set_params(n_neighbors=int(l))
-        (_, ind), t_search = _best_of(lambda: est.kneighbors(ds.X_test), timing_repeats)
+        t_search, (_, ind) = best_of(lambda: est.kneighbors(ds.X_test), max(1, int(timing_repeats)))
         for method in methods:
             est.set_params(inference=method)
-            H, t_inf = _best_of(lambda: est.predict_from_neighbors(ind), timing_repeats)
+            t_inf, H = best_of(lambda: est.predict_from_neighbors(ind), max(1, int(timing_repeats)))
             rows.append(
                 {
                     "dataset": ds.name,
@@ -138,7 +128,7 @@ def _paper_layout(df, values, digits, best=None):
     return pd.DataFrame(rows), pd.DataFrame(bold)
 
 
-def knn_tables(results, *, table2_csv, table2_md, table3_csv, table3_md, caption2, caption3):
+def write_tables(results, *, table2_csv, table2_md, table3_csv, table3_md, caption2, caption3):
     """Write Tables 2 and 3 (tidy CSV + paper-layout Markdown), ours beside the paper's.
 
     Parameters

@@ -1,4 +1,5 @@
-"""Input validation, batching and small numeric helpers shared by the inference algorithms."""
+"""Input validation, batching and small numeric helpers shared by :mod:`fmeasure.inference` and
+:mod:`fmeasure.estimation` (private: neither imports the other's private names, both import these)."""
 
 from __future__ import annotations
 
@@ -139,30 +140,6 @@ def out(h, value, single):
     return h, np.asarray(value, dtype=np.float64)
 
 
-_BLAS_CONTROLLER = None
-
-
-def single_threaded_blas(fn):
-    """Run ``fn`` with BLAS limited to one thread.
-
-    Our matrix products are small and batched; on a shared machine a multi-threaded BLAS spends
-    most of its time waiting for its threads (we measured 35 ms instead of 0.5 ms for a
-    (5151 x 18) @ (18 x 20) product with OpenBLAS on 2 loaded cores). The controller is created
-    once; entering/leaving the limit costs ~30 microseconds.
-    """
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        global _BLAS_CONTROLLER
-        if _BLAS_CONTROLLER is None:
-            from threadpoolctl import ThreadpoolController
-            _BLAS_CONTROLLER = ThreadpoolController()
-        with _BLAS_CONTROLLER.limit(limits=1, user_api="blas"):
-            return fn(*args, **kwargs)
-
-    return wrapper
-
 
 def first_max(vals, tol=TIE_TOL):
     """Index of the first entry of each row within ``tol`` of the row's maximum.
@@ -190,3 +167,86 @@ def square_batch(x, name, what=""):
     if A.shape[1] != A.shape[2]:
         raise ValueError(f"{name}: expected square (m, m) matrices{what}, got shape {A.shape[-2:]}")
     return A, single
+
+
+# ---- label samples (shared by fmeasure.estimation and fmeasure.inference.gfm_from_samples)
+
+
+def sample_input(Y, weights):
+    """Normalise input. Returns (Y, w, single, sparse): Y dense (n, S, m) int8 or CSR (S, m)."""
+    if sp.issparse(Y):
+        Yc = sp.csr_array(Y)
+        if Yc.ndim != 2:
+            raise ValueError(f"Y: a sparse sample must be 2-D (n_samples, m), got shape {Yc.shape}")
+        Yc.sum_duplicates()
+        if Yc.data.size and not np.all(Yc.data == 1):
+            if not np.all((Yc.data == 0) | (Yc.data == 1)):
+                raise ValueError("Y: values must be 0 or 1")
+            Yc.eliminate_zeros()
+        single, sparse = True, True
+        S, m = Yc.shape
+        Y = Yc
+    else:
+        a = np.asarray(Y)
+        if a.ndim not in (2, 3):
+            raise ValueError(f"Y: expected shape (n_samples, m) or (n, n_samples, m), got {a.shape}")
+        if a.dtype != np.int8 and a.dtype != np.bool_:
+            if a.size and not np.all((a == 0) | (a == 1)):
+                raise ValueError("Y: values must be 0 or 1")
+        elif a.dtype == np.int8 and a.size and (a.min() < 0 or a.max() > 1):
+            raise ValueError("Y: values must be 0 or 1")
+        single, sparse = a.ndim == 2, False
+        Y = (a[None] if single else a).astype(np.int8, copy=False)
+        S, m = Y.shape[1:]
+    if m == 0:
+        raise ValueError("Y: m = 0 labels")
+    if S == 0:
+        raise ValueError("Y: the sample is empty (n_samples = 0)")
+    n = 1 if single else Y.shape[0]
+    if weights is None:
+        w = np.full((n, S), 1.0 / S)
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        want = (S,) if single else (n, S)
+        if w.shape != want:
+            raise ValueError(f"weights: expected shape {want}, got {w.shape}")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("weights: contains NaN or infinite values")
+        if w.size and w.min() < 0:
+            raise ValueError(f"weights: must be non-negative, got minimum {w.min():.6g}")
+        w = w.reshape(n, S)
+        tot = w.sum(axis=1, keepdims=True)
+        if np.any(tot <= 0):
+            raise ValueError("weights: sum to 0 for an instance")
+        w = w / tot
+    return Y, w, single, sparse
+
+
+def row_counts(Y, sparse):
+    """Number of relevant labels of every sample row: (n, n_samples) int64 (n = 1 for sparse)."""
+    if sparse:
+        return np.asarray(Y.sum(axis=1)).ravel()[None].astype(np.int64)
+    return Y.sum(axis=2, dtype=np.int64)
+
+
+def p_counts(Y, w, sparse, smax=None):
+    """P with columns s = 1..smax (default: the largest count in the sample): (n, m, smax)."""
+    s = row_counts(Y, sparse)
+    n, S = s.shape
+    m = Y.shape[-1]
+    top = max(1, int(s.max()))  # columns above the largest count are zero
+    smax = top if smax is None else smax
+    out = np.zeros((n, m, smax))
+    if sparse:
+        rows = np.repeat(np.arange(S), np.diff(Y.indptr))
+        idx = Y.indices * top + (s[0, rows] - 1)
+        out[0, :, :top] = np.bincount(idx, weights=w[0, rows], minlength=m * top).reshape(m, top)
+        return out
+    # P[i, s] = sum_j w_j y_ji [s_j = s]: a batched product of the samples with the weighted
+    # one-hot matrix of their counts (2-3x faster than scattering the nonzeros with bincount).
+    for sl in chunks(n, S * (m + top) * 16):
+        onehot = np.zeros((sl.stop - sl.start, S, top))
+        np.put_along_axis(onehot, np.maximum(s[sl] - 1, 0)[:, :, None],
+                          (w[sl] * (s[sl] > 0))[:, :, None], axis=2)
+        out[sl, :, :top] = np.matmul(Y[sl].transpose(0, 2, 1).astype(np.float64), onehot)
+    return out

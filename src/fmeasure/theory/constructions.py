@@ -19,7 +19,7 @@ Contents
 - Theorem 4.5 (thresholding): :func:`threshold_family`, :func:`threshold_table`.
 - The worked examples of Section 4: :func:`worked_examples`, :func:`examples_table`.
 
-The exact worst-case regrets by linear programming live in :mod:`fmeasure.theory_lp`.
+The exact worst-case regrets by linear programming live in :mod:`fmeasure.theory.lp`.
 """
 
 from __future__ import annotations
@@ -265,7 +265,7 @@ def hamming_pa_objective_closed_form(a, b, c, d):
 
 
 def hamming_two_label_distribution(m, eps=1e-6):
-    """A distribution with Hamming-minimizer regret -> 2/3 (found by :mod:`fmeasure.theory_lp`).
+    """A distribution with Hamming-minimizer regret -> 2/3 (found by :mod:`fmeasure.theory.lp`).
 
     P(e_1) = P(e_2) = 1/2 - eps and 2 eps on e_3 (on the zero vector when m = 2). All
     marginals are below 1/2, so the Hamming minimizer is the zero vector (E[F] = 0 for m > 2),

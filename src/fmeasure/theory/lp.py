@@ -46,11 +46,11 @@ import pandas as pd
 from scipy.optimize import linprog
 
 from fmeasure import inference, metrics
-from fmeasure.theory import all_label_vectors, as_string, marginals
+from fmeasure.theory import SURROGATES
+from fmeasure.theory.constructions import all_label_vectors, as_string, marginals
 
 log = logging.getLogger(__name__)
 
-SURROGATES = ("hamming", "subset", "threshold")
 
 __all__ = [
     "SURROGATES",

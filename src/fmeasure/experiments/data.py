@@ -1,0 +1,54 @@
+"""Stage ``data`` (Table 1): dataset statistics from the parsed files, beside the paper's counts.
+
+:func:`write_table1` computes the paper's Table 1 (and more: label cardinality, density, distinct
+label sets) and refuses counts that differ from the catalog. Fetching and parsing are library
+functions of :mod:`fmeasure.datasets`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from fmeasure.datasets import DatasetError, summary
+from fmeasure.tables import beside_paper, paper_numbers, write_table
+
+__all__ = ["write_table1", "COUNTS"]
+
+COUNTS = ["n_train", "n_test", "m", "d"]
+def write_table1(datasets, catalog: dict, csv_path, md_path) -> pd.DataFrame:
+    """Write Table 1 for ``datasets`` (parsed :class:`~fmeasure.datasets.Dataset` objects).
+
+    Raises :class:`~fmeasure.datasets.DatasetError` if a full (not subset) dataset's counts differ
+    from its catalog entry.
+    """
+    rows = []
+    for ds in datasets:
+        row = summary(ds)
+        entry = catalog.get(ds.name, {})
+        if not entry.get("subset"):
+            for key in COUNTS:
+                expected = entry.get("expected", {}).get(key)
+                if expected is not None and expected != row[key]:
+                    raise DatasetError(
+                        f"table1: dataset {ds.name!r} has {key}={row[key]} but the catalog expects {expected}"
+                    )
+        rows.append(row)
+    ours = pd.DataFrame(rows)
+    paper = paper_numbers("table1")
+    table = beside_paper(ours, paper, ["dataset"], COUNTS)
+    shown = table[["dataset", *COUNTS, "cardinality", "density", "distinct_label_sets"]].copy()
+    shown.insert(len(shown.columns), "paper (#train/#test/m/d)", [
+        "/".join(str(int(r[f"{k}_paper"])) for k in COUNTS) if pd.notna(r["n_train_paper"]) else "not in the paper"
+        for _, r in table.iterrows()
+    ])
+    shown.insert(len(shown.columns), "matches paper", [
+        "yes" if all(r[f"{k}_diff"] == 0 for k in COUNTS) else ("-" if pd.isna(r["n_train_paper"]) else "NO")
+        for _, r in table.iterrows()
+    ])
+    caption = (
+        "Table 1. Datasets: #train, #test, m labels, d features, computed from the parsed files, "
+        "with label cardinality (mean labels per instance), density (cardinality / m) and the number "
+        "of distinct label sets (train and test together), beside the paper's counts."
+    )
+    write_table(table, csv_path, md_path, caption=caption, md_df=shown, float_format="{:.3f}")
+    return table
