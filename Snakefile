@@ -1,7 +1,16 @@
 # fmeasure: regenerate Waegeman et al., "On the Bayes-optimality of F-measure Maximizers" (JMLR 2014).
 # A table of contents only: configuration, validation, rule files, and the final target.
 # Run:  snakemake --cores 8          one stage:  snakemake --cores 8 knn_all
+import sys
+
 from snakemake.utils import min_version, validate
+
+try:
+    from fmeasure.experiments.config import apply_aliases
+except ImportError as _exc:
+    raise ImportError(
+        f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
+    ) from None
 
 min_version("8.0")
 
@@ -9,6 +18,7 @@ min_version("8.0")
 configfile: "config/config.yaml"
 
 
+apply_aliases(config, warn=lambda message: print(f"WARNING: {message}", file=sys.stderr))
 validate(config, "config/schema.yaml")
 
 

@@ -10,7 +10,8 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.utils.estimator_checks import estimator_checks_generator
 
-from fmeasure.learners import KNeighborsFMeasure, f_measure_scorer
+from fmeasure.learners import KNeighborsFMeasure
+from fmeasure.metrics import f_measure_scorer
 from fmeasure.inference import from_samples
 from fmeasure.learners.knn import minmax_scale_params
 
@@ -250,15 +251,6 @@ def test_knn_joint_mode_ties_go_to_nearest_neighbour():
     Y = np.array([[1, 1, 0], [0, 0, 1], [1, 0, 0]])
     est = KNeighborsFMeasure(n_neighbors=3, inference="jm").fit(X, Y)
     np.testing.assert_array_equal(est.predict([[0.0], [4.0]]), [[0, 0, 1], [1, 1, 0]])
-
-
-@pytest.mark.parametrize("name", ["fmeasure.learners.knn", "fmeasure.experiments.knn"])
-def test_knn_docstring_examples(name):
-    import doctest
-    import importlib
-
-    res = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.failed == 0 and res.attempted > 0
 
 
 def test_knn_bad_params_set_after_fit_are_caught():

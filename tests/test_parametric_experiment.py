@@ -1,20 +1,11 @@
 """Table 5 plumbing: a learner run is scored correctly, the table puts the paper's numbers beside ours."""
 
-import doctest
-import importlib
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from fmeasure.datasets import Dataset
 from fmeasure.experiments.parametric import make_learner, run_learner, write_table5
-
-
-@pytest.mark.parametrize("name", ["fmeasure.learners.parametric", "fmeasure.experiments.parametric"])
-def test_docstring_examples(name):
-    res = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.failed == 0 and res.attempted > 0
 
 
 def test_run_learner_scores_match_a_hand_count():

@@ -283,12 +283,3 @@ def test_pcc_bad_input(bad):
         PCC().sample(X)
     with pytest.raises(ValueError, match="Y"):
         PCC().fit(X, [[0, 2], [1, 0]])
-
-
-def test_pcc_docstring_examples():
-    import doctest
-
-    import fmeasure.learners.pcc as mod
-
-    res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.failed == 0 and res.attempted > 0

@@ -8,7 +8,7 @@ import pandas as pd
 from fmeasure import datasets
 from fmeasure.experiments import pcc as O
 
-CFG = dict(Cs=[0.1, 10.0], cv_folds=3, standardize=True, seed=1, chunk_size=4000, block_size=2,
+CFG = dict(Cs=[0.1, 10.0], cv=3, standardize=True, seed=1, chunk_size=4000, block_size=2,
            exact_max_labels=16, table4=dict(n_samples=200), figure5=dict(n_samples=[5, 50], runs=2))
 
 

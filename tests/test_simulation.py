@@ -263,10 +263,3 @@ def test_time_methods_has_every_method_and_step():
     assert (times.seconds >= 0).all()
     summary = E.summarize_times(times)
     assert len(summary) == len(times.groupby(["n_labels", "method", "step"]))
-
-
-def test_docstring_examples():
-    import doctest
-
-    res = doctest.testmod(S, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.failed == 0 and res.attempted > 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["f_measure", "hamming_loss", "subset_zero_one_loss", "jaccard_index"]
+__all__ = ["f_measure", "hamming_loss", "subset_zero_one_loss", "jaccard_index", "mean_f_measure", "f_measure_scorer"]
 
 
 def _counts(Y_true, Y_pred):
@@ -139,3 +139,25 @@ def jaccard_index(Y_true, Y_pred, empty=1.0):
     nz = den > 0
     j[nz] = tp[nz] / den[nz]
     return _out(j, one_d)
+
+
+def mean_f_measure(Y_true, Y_pred) -> float:
+    """Mean instance-wise F-measure (F(0, 0) = 1) over the rows: the paper's reported score.
+
+    Examples
+    --------
+    >>> mean_f_measure(np.array([[1, 0], [0, 0]]), np.array([[1, 1], [0, 0]]))
+    0.8333333333333333
+    """
+    return float(np.mean(f_measure(Y_true, Y_pred)))
+
+
+def __getattr__(name):
+    # f_measure_scorer is built on first use, so importing the metrics does not import scikit-learn.
+    if name == "f_measure_scorer":
+        from sklearn.metrics import make_scorer
+
+        scorer = make_scorer(mean_f_measure)
+        globals()[name] = scorer
+        return scorer
+    raise AttributeError(f"module 'fmeasure.metrics' has no attribute {name!r}")

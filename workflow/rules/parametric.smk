@@ -24,7 +24,7 @@ rule parametric_fit_predict:
     threads: config["parametric"]["threads"]
     resources:
         mem_mb=config["parametric"]["mem_mb"],
-        runtime=config["parametric"]["runtime_minutes"],
+        runtime=config["parametric"]["runtime_min"],
     log:
         "logs/parametric/{dataset}_{learner}.log",
     benchmark:

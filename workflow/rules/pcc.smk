@@ -36,7 +36,7 @@ rule pcc_fit:
     threads: config["pcc"]["fit_threads"]
     resources:
         mem_mb=config["pcc"]["mem_mb"],
-        runtime=config["pcc"]["fit_runtime_min"],
+        runtime=config["pcc"]["runtime_min"],
     conda:
         ENV
     script:
@@ -110,7 +110,7 @@ rule pcc_table4:
         md="results/tables/table4.md",
     params:
         jaccard_empty=config["metrics"]["jaccard_empty"],
-        cv_folds=config["pcc"]["cv_folds"],
+        cv=config["pcc"]["cv"],
     log:
         "logs/pcc/table4.log",
     conda:

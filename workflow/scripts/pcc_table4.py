@@ -9,6 +9,6 @@ table = write_table4(
     snakemake.output.csv,  # noqa: F821
     snakemake.output.md,  # noqa: F821
     jaccard_empty=snakemake.params.jaccard_empty,  # noqa: F821
-    cv_folds=snakemake.params.cv_folds,  # noqa: F821
+    cv=snakemake.params.cv,  # noqa: F821
 )
 log.info("Table 4: %d rows", len(table))

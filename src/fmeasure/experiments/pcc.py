@@ -44,7 +44,7 @@ DIRECTIONS = {"hamming": "min", "subset01": "min", "f": "max", "jaccard": "max"}
 def make_chain(cfg: dict, n_jobs: int | None = None) -> ProbabilisticClassifierChain:
     """A :class:`ProbabilisticClassifierChain` configured from the ``pcc`` config block."""
     return ProbabilisticClassifierChain(
-        Cs=[float(c) for c in cfg["Cs"]], cv=int(cfg["cv_folds"]), random_state=int(cfg["seed"]),
+        Cs=[float(c) for c in cfg["Cs"]], cv=int(cfg["cv"]), random_state=int(cfg["seed"]),
         standardize=bool(cfg["standardize"]), n_jobs=n_jobs, chunk_size=int(cfg["chunk_size"]),
         block_size=int(cfg["block_size"]))
 
@@ -150,7 +150,7 @@ def run_exact(model_path, dataset_path, cfg: dict) -> pd.DataFrame:
                           "expected_f": 100 * float(np.mean(value)), "inference_time_s": elapsed}])
 
 
-def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float, cv_folds: int = 5) -> pd.DataFrame:
+def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float, cv: int = 5) -> pd.DataFrame:
     """Gather the per-dataset rows, join the paper's numbers, bold the best per dataset."""
     ours = pd.concat([pd.read_csv(p) for p in row_paths], ignore_index=True)
     paper = paper_numbers("table4")
@@ -177,7 +177,7 @@ def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float, cv_folds
     caption = (
         "**Table 4.** PCC with four inference methods on the test sets: MM, FM and GFM from "
         f"{int(ours.n_samples.max())} ancestral samples per instance, JM by exact search for the joint mode. "
-        f"Losses and scores in %, times in seconds (training: tuning C by {cv_folds}-fold CV + refit, all labels; "
+        f"Losses and scores in %, times in seconds (training: tuning C by {cv}-fold CV + refit, all labels; "
         "inference: sampling + estimation + inference for the whole test set). Best of ours per dataset "
         "in bold; the paper's values beside ours. "
         f"Jaccard of an empty prediction for an empty label set = {jaccard_empty:g}."

@@ -1,12 +1,30 @@
-"""scikit-learn-style multi-label learners whose predictions maximise the instance-wise F-measure."""
+"""scikit-learn-style multi-label learners whose predictions maximise the instance-wise F-measure.
 
-__all__ = ["KNeighborsFMeasure", "f_measure_scorer"]
+- ``KNeighborsFMeasure`` (:mod:`.knn`): instance-based, with MM, JM, FM or GFM on the neighbours;
+- ``ProbabilisticClassifierChain`` (:mod:`.pcc`): a logistic chain, inference from ancestral samples;
+- ``BinaryRelevance`` (:mod:`.parametric`): one tuned logistic model per label (marginals);
+- ``LFP`` (:mod:`.parametric`): BR's marginals with Ye et al.'s F-optimal dynamic program;
+- ``EFP`` (:mod:`.parametric`): P and P(y = 0) estimated directly (multinomial models), then GFM.
+
+The mean instance-wise F-measure scorer for ``GridSearchCV`` is
+:data:`fmeasure.metrics.f_measure_scorer`.
+"""
+
+_EXPORTS = {
+    "KNeighborsFMeasure": "knn",
+    "ProbabilisticClassifierChain": "pcc",
+    "BinaryRelevance": "parametric",
+    "LFP": "parametric",
+    "EFP": "parametric",
+}
+
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name):
     # Lazy exports: importing one learner module does not import the others.
-    if name in ("KNeighborsFMeasure", "f_measure_scorer"):
-        from fmeasure.learners import knn
+    if name in _EXPORTS:
+        import importlib
 
-        return getattr(knn, name)
+        return getattr(importlib.import_module(f"fmeasure.learners.{_EXPORTS[name]}"), name)
     raise AttributeError(f"module 'fmeasure.learners' has no attribute {name!r}")

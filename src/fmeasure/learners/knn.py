@@ -41,7 +41,6 @@ import time
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
-from sklearn.metrics import make_scorer
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -53,8 +52,6 @@ __all__ = [
     "KNeighborsFMeasure",
     "INFERENCE_METHODS",
     "minmax_scale_params",
-    "mean_f_measure",
-    "f_measure_scorer",
 ]
 
 logger = logging.getLogger(__name__)
@@ -95,21 +92,6 @@ def minmax_scale_params(X):
     nz = width > 0
     scale[nz] = 1.0 / width[nz]
     return lo, scale
-
-
-def mean_f_measure(Y_true, Y_pred):
-    """Mean instance-wise F-measure (F(0, 0) = 1), from :func:`fmeasure.metrics.f_measure`.
-
-    Examples
-    --------
-    >>> mean_f_measure(np.array([[1, 0], [0, 0]]), np.array([[1, 1], [0, 0]]))
-    0.8333333333333333
-    """
-    return float(np.mean(metrics.f_measure(Y_true, Y_pred)))
-
-
-#: Scorer for :class:`~sklearn.model_selection.GridSearchCV`: mean instance-wise F-measure.
-f_measure_scorer = make_scorer(mean_f_measure)
 
 
 class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):

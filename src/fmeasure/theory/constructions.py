@@ -423,8 +423,8 @@ def independence_delta(m, q):
 
     Examples
     --------
-    >>> round(float(independence_delta(2, 0.5)), 6)  # (2/3)(1/2) + (1/2)(1/4) - 1/4
-    0.208333
+    >>> round(float(independence_delta(2, 0.5)), 6)  # (4/3)(1/4) + (1)(1/4) - 1/4
+    0.333333
     """
     m = _check_m(m)
     q = np.asarray(q, float)
