@@ -13,11 +13,14 @@ import logging
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
 __all__ = ["atomic_output", "script_logging", "progress"]
+
+log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
@@ -86,8 +89,42 @@ def script_logging(snakemake, level=logging.INFO) -> logging.Logger:
     return logger
 
 
-def progress(iterable=None, **kwargs):
-    """tqdm progress bar: shown on an interactive terminal, silent when output goes to a file."""
-    kwargs.setdefault("disable", None)  # None: disable when not a TTY
-    kwargs.setdefault("leave", False)
-    return tqdm(iterable, **kwargs)
+def progress(iterable, *, total: int | None = None, desc: str = "done", logger: logging.Logger | None = None,
+             every: float = 5.0, bar: bool = False):
+    """Yield the items of ``iterable`` and report progress on long work.
+
+    A line ``<desc> k of total (elapsed s)`` goes to ``logger`` (default: this module's) after the
+    first item, then at most once every ``every`` seconds, and after the last item: in a pipeline
+    it lands in the rule's log file, where ``tail -f logs/...`` shows it. With ``bar=True`` a
+    tqdm progress bar is drawn as well (for interactive use, e.g. ``fit`` in a notebook; learners
+    turn it on with ``verbose=1``); pipelines leave it off.
+
+    Examples
+    --------
+    >>> [x * x for x in progress(range(3), desc="squared")]
+    [0, 1, 4]
+    """
+    logger = logger or log
+    if total is None:
+        try:
+            total = len(iterable)
+        except TypeError:
+            total = None
+    of = f" of {total}" if total is not None else ""
+    start = last = time.perf_counter()
+    bar_ = tqdm(total=total, desc=desc, leave=False) if bar else None
+    k = 0
+    try:
+        for k, item in enumerate(iterable, start=1):
+            yield item
+            now = time.perf_counter()
+            if bar_ is not None:
+                bar_.update(1)
+            if k == 1 or k == total or now - last >= every:
+                logger.info("%s %d%s (%.1f s)", desc, k, of, now - start)
+                last = now
+        if total is None or k != total:
+            logger.info("%s %d%s (%.1f s)", desc, k, of, time.perf_counter() - start)
+    finally:
+        if bar_ is not None:
+            bar_.close()

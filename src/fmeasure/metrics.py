@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["f_measure", "hamming_loss", "subset_zero_one_loss", "jaccard_index", "mean_f_measure", "f_measure_scorer"]
+__all__ = ["f_measure", "hamming_loss", "subset_zero_one_loss", "jaccard_index", "mean_f_measure",
+           "f_measure_scorer"]  # noqa: F822 (built on first use, see __getattr__)
 
 
 def _counts(Y_true, Y_pred):

@@ -35,6 +35,7 @@ import pandas as pd
 from scipy.special import expit
 
 from fmeasure import estimation, inference
+from fmeasure.io import progress
 from fmeasure.timing import best_of
 
 log = logging.getLogger(__name__)
@@ -569,7 +570,9 @@ def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -
 
 def run_models(kind: str, indices, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`run_model` for several model indices, concatenated."""
-    parts = [run_model(kind, int(i), sim, jaccard_empty=jaccard_empty) for i in indices]
+    indices = [int(i) for i in indices]
+    parts = [run_model(kind, i, sim, jaccard_empty=jaccard_empty)
+             for i in progress(indices, desc=f"{kind}: models done", logger=log)]
     return pd.concat([p[0] for p in parts], ignore_index=True), pd.concat([p[1] for p in parts], ignore_index=True)
 
 

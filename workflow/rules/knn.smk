@@ -11,7 +11,7 @@ STAGE_TARGETS["knn"] = [
 
 localrules:
     knn_all,
-    write_tables,
+    knn_tables,
 
 
 rule knn_run:
@@ -36,7 +36,7 @@ rule knn_run:
         "../scripts/knn_run.py"
 
 
-rule write_tables:
+rule knn_tables:
     input:
         expand("results/knn/{dataset}.csv", dataset=DATASETS),
     output:
@@ -53,7 +53,7 @@ rule write_tables:
     conda:
         ENV
     script:
-        "../scripts/write_tables.py"
+        "../scripts/knn_tables.py"
 
 
 rule knn_all:

@@ -56,6 +56,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 
 from fmeasure import inference
+from fmeasure.io import progress
 from fmeasure.learners.logistic import DEFAULT_CS, check_features, fit_logistic_cv
 
 logger = logging.getLogger(__name__)
@@ -93,7 +94,7 @@ def _seeds(random_state, k):
     return rng.randint(0, 2**31 - 1, size=k)
 
 
-def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience):
+def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience, desc="models fitted", verbose=0):
     """Fit one tuned logistic model per target (in parallel over targets); ``rows`` selects training rows.
 
     Returns the models and the total CPU seconds spent fitting them (summed over workers).
@@ -108,9 +109,10 @@ def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience):
         return model, time.process_time() - c0
 
     if n_jobs in (None, 1):
-        out = [one(j) for j in range(len(targets))]
+        results = (one(j) for j in range(len(targets)))
     else:
-        out = Parallel(n_jobs=n_jobs)(delayed(one)(j) for j in range(len(targets)))
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(one)(j) for j in range(len(targets)))
+    out = list(progress(results, total=len(targets), desc=desc, logger=logger, bar=bool(verbose)))
     return [m for m, _ in out], float(sum(c for _, c in out))
 
 
@@ -126,8 +128,10 @@ def _proba_of(model, X, cls):
 
 
 class _TunedLogisticBase(BaseEstimator):
-    def __init__(self, Cs=DEFAULT_CS, cv=5, random_state=0, n_jobs=None, patience=None, standardize=True):
+    def __init__(self, Cs=DEFAULT_CS, cv=5, random_state=0, n_jobs=None, patience=None, standardize=True,
+                 verbose=0):
         self.Cs = Cs
+        self.verbose = verbose
         self.cv = cv
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -175,6 +179,9 @@ class BinaryRelevance(_TunedLogisticBase):
         Number of cross-validation folds.
     random_state : int, RandomState or None
         Seeds the fold assignment of every model (one seed per label, drawn from this).
+    verbose : int, default 0
+        1 draws a progress bar over the label models while fitting (interactive use); progress is
+        logged at INFO level either way.
     n_jobs : int or None
         Labels fitted in parallel (joblib processes); None or 1 fits them one after another.
     patience : int or None
@@ -212,7 +219,9 @@ class BinaryRelevance(_TunedLogisticBase):
         seeds = _seeds(self.random_state, m)
         t0 = time.perf_counter()
         self.estimators_, self.fit_cpu_time_ = _fit_many(X, [Y[:, j] for j in range(m)], None, Cs, self.cv,
-                                                         seeds, self.n_jobs, self.patience)
+                                                         seeds, self.n_jobs, self.patience,
+                                                         desc=f"{type(self).__name__}: labels fitted",
+                                                         verbose=self.verbose)
         logger.info("%s: fitted %d label models on %d x %d in %.2f s", type(self).__name__, m, n, X.shape[1],
                     time.perf_counter() - t0)
         self.n_labels_ = m
@@ -276,9 +285,9 @@ class EFP(_TunedLogisticBase):
     """
 
     def __init__(self, Cs=DEFAULT_CS, cv=5, random_state=0, n_jobs=None, patience=None, standardize=True,
-                 train_on="nonempty"):
+                 train_on="nonempty", verbose=0):
         super().__init__(Cs=Cs, cv=cv, random_state=random_state, n_jobs=n_jobs, patience=patience,
-                         standardize=standardize)
+                         standardize=standardize, verbose=verbose)
         self.train_on = train_on
 
     def fit(self, X, Y):
@@ -296,7 +305,7 @@ class EFP(_TunedLogisticBase):
         seeds = _seeds(self.random_state, m + 1)
         t0 = time.perf_counter()
         zero, self.fit_cpu_time_ = _fit_many(X, [empty.astype(np.int8)], None, Cs, self.cv, seeds[:1], 1,
-                                             self.patience)
+                                             self.patience, desc="EFP: model of P(y = 0) fitted")
         self.zero_model_ = zero[0]
         rows = ~empty if self.train_on == "nonempty" else None
         if rows is not None and not rows.any():
@@ -308,7 +317,8 @@ class EFP(_TunedLogisticBase):
             targets = [Ys[:, i] * ss for i in range(m)]
             if rows is not None and rows.all():
                 rows = None  # no copy of X needed
-            self.estimators_, cpu = _fit_many(X, targets, rows, Cs, self.cv, seeds[1:], self.n_jobs, self.patience)
+            self.estimators_, cpu = _fit_many(X, targets, rows, Cs, self.cv, seeds[1:], self.n_jobs, self.patience,
+                                              desc="EFP: label models fitted", verbose=self.verbose)
             self.fit_cpu_time_ += cpu
         logger.info("EFP: fitted %d models on %d x %d in %.2f s", m + 1, n, X.shape[1], time.perf_counter() - t0)
         self.n_labels_ = m

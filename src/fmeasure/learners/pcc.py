@@ -39,6 +39,7 @@ from sklearn.base import BaseEstimator
 
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference import from_samples, gfm_from_samples
+from fmeasure.io import progress
 from fmeasure.learners.logistic import DEFAULT_CS, check_features
 
 logger = logging.getLogger(__name__)
@@ -146,6 +147,9 @@ class ProbabilisticClassifierChain(BaseEstimator):
         Ancestral samples per test instance for MM, FM and GFM.
     random_state : int or None, default 0
         Seed for the CV folds (``fit``) and, unless overridden, for sampling.
+    verbose : int, default 0
+        1 draws a progress bar over the labels while fitting (interactive use); progress is logged
+        at INFO level either way (``label j of m``), so a pipeline's log file shows it.
     n_jobs : int or None, default None
         Parallel jobs over labels when fitting (labels are trained independently: each uses the
         *true* preceding labels).
@@ -198,8 +202,9 @@ class ProbabilisticClassifierChain(BaseEstimator):
     """
 
     def __init__(self, Cs=DEFAULT_CS, cv=5, inference="gfm", n_samples=1000, random_state=0,
-                 n_jobs=None, chunk_size=16_000, block_size=16, standardize=False, sampler="dense"):
+                 n_jobs=None, chunk_size=16_000, block_size=16, standardize=False, sampler="dense", verbose=0):
         self.Cs = Cs
+        self.verbose = verbose
         self.sampler = sampler
         self.standardize = standardize
         self.cv = cv
@@ -246,8 +251,9 @@ class ProbabilisticClassifierChain(BaseEstimator):
             X = sp.csr_matrix(X) if sp.issparse(X) else X
         logger.info("fitting PCC: %d instances, %d features, %d labels, %d Cs x %d folds",
                     n, d, m, len(Cs), self.cv)
-        results = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_one)(X, Y, j, Cs, self.cv, self.random_state) for j in range(m))
+        jobs = (delayed(_fit_one)(X, Y, j, Cs, self.cv, self.random_state) for j in range(m))
+        results = list(progress(Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs), total=m,
+                                desc="PCC: labels fitted", logger=logger, bar=bool(self.verbose)))
         self.estimators_ = [r[0] for r in results]
         self.label_fit_times_ = np.array([r[1] for r in results])
         self.coef_x_ = np.zeros((m, d))

@@ -46,6 +46,7 @@ import pandas as pd
 from scipy.optimize import linprog
 
 from fmeasure import inference, metrics
+from fmeasure.io import progress
 from fmeasure.theory import SURROGATES
 from fmeasure.theory.constructions import all_label_vectors, as_string, marginals
 
@@ -320,7 +321,7 @@ def worst_case_orbit(m, surrogate, witness_margin=1e-6, verify_max_m=10):
     t0 = time.perf_counter()
     best = None
     n = 0
-    for a in range(m + 1):
+    for a in progress(range(m + 1), desc=f"{surrogate} m={m}: outer orbit loops done", logger=log, every=10.0):
         for b in range(m + 1 - a):
             for c in range(m + 1 - a - b):
                 sizes = (a, b, c, m - a - b - c)
@@ -376,7 +377,8 @@ def worst_case_threshold(m, witness_margin=1e-6, prune=True):
     pairs.sort(key=lambda t: -t[0])
     best = (0.0, 0, int(np.flatnonzero((Y == T[0]).all(1))[0]), None)
     n = 0
-    for ub, k, r in pairs:
+    for ub, k, r in progress(pairs, desc=f"threshold m={m}: candidate pairs examined (most are pruned)",
+                             logger=log, every=10.0):
         if prune and ub <= best[0] + 1e-12:
             break  # sorted: no later pair can do better
         value, x = full_lp(Y[r], T[k], "threshold", 0.0, Y=Y, U=FT)
