@@ -15,9 +15,9 @@ def test_run_learner_scores_match_a_hand_count():
     ds = Dataset("toy", X, Y, np.array([[-2.0], [2.0]]), np.array([[0, 1], [1, 0]], dtype=np.int8))
     rec = run_learner(ds, "BR", {"Cs": [10.0], "cv": 3, "seed": 0})
     # predictions (0,1) and (1,1): Hamming 0/2 and 1/2 -> 25%; F 1 and 2/3 -> 83.33%
-    assert rec["hamming_loss"] == pytest.approx(25.0)
-    assert rec["f_measure"] == pytest.approx(100 * (1 + 2 / 3) / 2)
-    assert rec["train_time"] > 0 and rec["train_cpu_time"] >= 0 and rec["inference_time"] > 0
+    assert rec["hamming"] == pytest.approx(25.0)
+    assert rec["f"] == pytest.approx(100 * (1 + 2 / 3) / 2)
+    assert rec["train_time_s"] > 0 and rec["train_cpu_time_s"] >= 0 and rec["inference_time_s"] > 0
 
 
 def test_make_learner_rejects_unknown_name():
@@ -26,12 +26,12 @@ def test_make_learner_rejects_unknown_name():
 
 
 def test_table5_beside_paper_and_bold(tmp_path):
-    recs = [dict(dataset="scene", learner=n, hamming_loss=h, f_measure=f, train_time=1.0, inference_time=0.1,
-                 train_cpu_time=1.0) for n, h, f in [("EFP", 11.0, 75.0), ("BR", 10.0, 60.0), ("LFP", 12.0, 66.0)]]
+    recs = [dict(dataset="scene", method=n, hamming=h, f=f, train_time_s=1.0, inference_time_s=0.1,
+                 train_cpu_time_s=1.0) for n, h, f in [("EFP", 11.0, 75.0), ("BR", 10.0, 60.0), ("LFP", 12.0, 66.0)]]
     table = write_table5(recs, tmp_path / "t.csv", tmp_path / "t.md")
-    assert list(table.learner) == ["BR", "LFP", "EFP"]
-    assert table.loc[table.learner == "EFP", "f_measure_paper"].item() == pytest.approx(74.44)
-    assert table.loc[table.learner == "BR", "hamming_loss_diff"].item() == pytest.approx(10.0 - 10.51)
+    assert list(table.method) == ["BR", "LFP", "EFP"]
+    assert table.loc[table.method == "EFP", "f_paper"].item() == pytest.approx(74.44)
+    assert table.loc[table.method == "BR", "hamming_diff"].item() == pytest.approx(10.0 - 10.51)
     md = (tmp_path / "t.md").read_text()
     assert "**75.00**" in md and "**10.00**" in md and "**74.44**" in md and "**10.51**" in md
     assert pd.read_csv(tmp_path / "t.csv").shape[0] == 3

@@ -139,10 +139,10 @@ def test_evaluate_matches_row_by_row_metrics(seed, empty):
     got = stats.evaluate(H, chunk_elements=100)  # tiny chunks exercise the loop
     for j, h in enumerate(H):
         Hrep = np.repeat(h[None], n, axis=0)
-        assert got["hamming_loss"][j] == pytest.approx(metrics.hamming_loss(Y, Hrep).mean(), abs=1e-12)
-        assert got["subset_zero_one_loss"][j] == pytest.approx(metrics.subset_zero_one_loss(Y, Hrep).mean(), abs=1e-12)
-        assert got["f_measure"][j] == pytest.approx(metrics.f_measure(Y, Hrep).mean(), abs=1e-12)
-        assert got["jaccard_index"][j] == pytest.approx(metrics.jaccard_index(Y, Hrep, empty=empty).mean(), abs=1e-6)
+        assert got["hamming"][j] == pytest.approx(metrics.hamming_loss(Y, Hrep).mean(), abs=1e-12)
+        assert got["subset01"][j] == pytest.approx(metrics.subset_zero_one_loss(Y, Hrep).mean(), abs=1e-12)
+        assert got["f"][j] == pytest.approx(metrics.f_measure(Y, Hrep).mean(), abs=1e-12)
+        assert got["jaccard"][j] == pytest.approx(metrics.jaccard_index(Y, Hrep, empty=empty).mean(), abs=1e-6)
 
 
 # ---- Bayes-optimal references ---------------------------------------------------------------------------
@@ -156,8 +156,8 @@ def _brute_force_references(probs, m):
         f = np.where(sy + k > 0, 2.0 * (Y @ h) / np.maximum(sy + k, 1), 1.0)
         best_f = max(best_f, float(probs @ f))
     marg = (probs[:, None] * Y).sum(axis=0)
-    return {"f_measure": best_f, "hamming_loss": float(np.minimum(marg, 1 - marg).mean()),
-            "subset_zero_one_loss": 1.0 - probs.max()}
+    return {"f": best_f, "hamming": float(np.minimum(marg, 1 - marg).mean()),
+            "subset01": 1.0 - probs.max()}
 
 
 @pytest.mark.parametrize("kind", ["independent", "chain"])
@@ -173,11 +173,11 @@ def test_bayes_predictions_match_brute_force(kind, seed):
         assert values[measure] == pytest.approx(v, abs=1e-10), measure
     # the predictions reach those values
     Y = all_vectors(m)
-    h = preds["f_measure"]
+    h = preds["f"]
     k, sy = h.sum(), Y.sum(axis=1)
     f = np.where(sy + k > 0, 2.0 * (Y @ h) / np.maximum(sy + k, 1), 1.0)
-    assert probs @ f == pytest.approx(ref["f_measure"], abs=1e-10)
-    assert probs[S.row_codes(preds["subset_zero_one_loss"][None])[0]] == pytest.approx(probs.max())
+    assert probs @ f == pytest.approx(ref["f"], abs=1e-10)
+    assert probs[S.row_codes(preds["subset01"][None])[0]] == pytest.approx(probs.max())
 
 
 # ---- protocol -----------------------------------------------------------------------------------
@@ -193,7 +193,7 @@ def test_run_model_shapes_and_methods_match_direct_calls():
     scores, ref = S.run_model("chain", 1, sim)
     assert len(scores) == 2 * 4 * 4
     assert set(scores.method) == set(S.METHODS)
-    assert list(ref.measure) == ["hamming_loss", "subset_zero_one_loss", "f_measure"]
+    assert list(ref.measure) == ["hamming", "subset01", "f"]
     # redo one cell by hand: sample, predict, score row by row
     model = S.make_model("chain", 1, sim)
     test = model.sample(sim["n_test"], S.stream(sim["seed"], "chain", 1, "test"))
@@ -201,7 +201,7 @@ def test_run_model_shapes_and_methods_match_direct_calls():
     H = inference.from_samples(Y, "gfm")["gfm"]
     row = scores[(scores.train_size == 40) & (scores.method == "GFM")].sort_values("train_set")
     expected = [metrics.f_measure(test, np.repeat(h[None], len(test), axis=0)).mean() for h in H]
-    np.testing.assert_allclose(row.f_measure.to_numpy(), expected, atol=1e-12)
+    np.testing.assert_allclose(row.f.to_numpy(), expected, atol=1e-12)
 
 
 def test_results_do_not_depend_on_chunking():
@@ -221,16 +221,16 @@ def test_model_chunks_cover_all_models():
 def test_summarize_standard_errors_and_regret_by_hand():
     scores = pd.DataFrame({
         "data_model": "chain", "model": [0, 0, 1, 1], "train_size": 10, "train_set": [0, 1, 0, 1],
-        "method": "GFM", "hamming_loss": [0.1, 0.3, 0.2, 0.2], "subset_zero_one_loss": 0.5,
-        "f_measure": [0.5, 0.7, 0.6, 0.6], "jaccard_index": 0.4})
-    ref = pd.DataFrame({"data_model": "chain", "model": [0, 1], "measure": "f_measure", "bayes": [0.8, 0.7]})
+        "method": "GFM", "hamming": [0.1, 0.3, 0.2, 0.2], "subset01": 0.5,
+        "f": [0.5, 0.7, 0.6, 0.6], "jaccard": 0.4})
+    ref = pd.DataFrame({"data_model": "chain", "model": [0, 1], "measure": "f", "bayes": [0.8, 0.7]})
     out = E.summarize(scores, ref).set_index("measure")
-    f = out.loc["f_measure"]
+    f = out.loc["f"]
     assert f["mean"] == pytest.approx(0.6)
     assert f["se"] == pytest.approx(np.std([0.5, 0.7, 0.6, 0.6], ddof=1) / 2)
     assert f["se_models"] == pytest.approx(0.0)
     assert f["regret"] == pytest.approx(np.mean([0.3, 0.1, 0.1, 0.1]))
-    assert out.loc["hamming_loss", "regret"] != out.loc["hamming_loss", "regret"]  # NaN: no reference given
+    assert out.loc["hamming", "regret"] != out.loc["hamming", "regret"]  # NaN: no reference given
 
 
 def test_section6_conclusions_on_a_reduced_run():
@@ -250,7 +250,7 @@ def test_section6_conclusions_on_a_reduced_run():
                ("independent", "JM converges slower than MM: MM better on subset 0/1 at small n [10]")]
     for key in robust:
         assert claims[key], key
-    reg = summary[(summary.measure == "f_measure") & (summary.train_size == 2000)].set_index(["data_model", "method"])
+    reg = summary[(summary.measure == "f") & (summary.train_size == 2000)].set_index(["data_model", "method"])
     for kind in S.DATA_MODELS:  # the exact reference is an upper bound up to test-sample noise
         assert (reg.loc[kind, "regret"] > -0.01).all()
 

@@ -18,7 +18,15 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["f_measure", "hamming_loss", "subset_zero_one_loss", "jaccard_index", "mean_f_measure",
-           "f_measure_scorer"]  # noqa: F822 (built on first use, see __getattr__)
+           "f_measure_scorer", "MEASURES", "MEASURE_TITLES", "MEASURE_DIRECTIONS"]  # noqa: F822
+
+#: The paper's four measures, named the same way in code, config, table columns and figures.
+MEASURES = ("hamming", "subset01", "f", "jaccard")
+#: How captions and figure panels name them.
+MEASURE_TITLES = {"hamming": "Hamming loss", "subset01": "subset 0/1 loss", "f": "F-measure",
+                  "jaccard": "Jaccard index"}
+#: Which way is better: losses are minimised, F and Jaccard maximised.
+MEASURE_DIRECTIONS = {"hamming": "min", "subset01": "min", "f": "max", "jaccard": "max"}
 
 
 def _counts(Y_true, Y_pred):

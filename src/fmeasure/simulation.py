@@ -36,6 +36,7 @@ from scipy.special import expit
 
 from fmeasure import estimation, inference
 from fmeasure.io import progress
+from fmeasure.metrics import MEASURE_DIRECTIONS
 from fmeasure.timing import best_of
 
 log = logging.getLogger(__name__)
@@ -43,9 +44,8 @@ log = logging.getLogger(__name__)
 DATA_MODELS = ("independent", "chain")
 #: Method names as tables and figures print them; config may spell them in either case.
 METHODS = tuple(inference.METHOD_LABELS[k] for k in inference.SAMPLE_METHODS)
-MEASURES = ("hamming_loss", "subset_zero_one_loss", "f_measure", "jaccard_index")
-#: Direction of each measure: +1 when larger is better.
-MEASURE_SIGN = {"hamming_loss": -1, "subset_zero_one_loss": -1, "f_measure": 1, "jaccard_index": 1}
+#: Direction of each measure of :data:`fmeasure.metrics.MEASURES`: +1 when larger is better.
+MEASURE_SIGN = {k: 1 if d == "max" else -1 for k, d in MEASURE_DIRECTIONS.items()}
 SCALE_KINDS = ("variance", "std")
 
 _KIND_ID = {"independent": 1, "chain": 2}
@@ -373,7 +373,7 @@ class TestStatistics:
     >>> Y = np.array([[1, 0], [1, 1], [0, 0]], dtype=np.int8)
     >>> ts = TestStatistics.from_sample(Y)
     >>> {k: round(float(v[0]), 4) for k, v in ts.evaluate(np.array([[1, 0]])).items()}
-    {'hamming_loss': 0.3333, 'subset_zero_one_loss': 0.6667, 'f_measure': 0.5556, 'jaccard_index': 0.5}
+    {'hamming': 0.3333, 'subset01': 0.6667, 'f': 0.5556, 'jaccard': 0.5}
     """
 
     n: int
@@ -451,7 +451,7 @@ class TestStatistics:
             union = sizes[None, :] + k[idx, None].astype(np.float32) - inter
             np.divide(inter, union, out=inter)
             jac[idx] = (inter @ w).astype(float)
-        out = {"hamming_loss": hamming, "subset_zero_one_loss": subset, "f_measure": f, "jaccard_index": jac}
+        out = {"hamming": hamming, "subset01": subset, "f": f, "jaccard": jac}
         return {name: vals[inverse] for name, vals in out.items()}
 
 
@@ -491,14 +491,14 @@ def bayes_predictions(model: IndependentModel | ChainModel) -> tuple[dict[str, n
     else:
         h_f, v_f = inference.gfm_from_p(s.P, s.p_zero)
     preds = {
-        "hamming_loss": (s.marginals > 0.5).astype(np.int8),
-        "subset_zero_one_loss": s.mode,
-        "f_measure": np.asarray(h_f, dtype=np.int8).ravel(),
+        "hamming": (s.marginals > 0.5).astype(np.int8),
+        "subset01": s.mode,
+        "f": np.asarray(h_f, dtype=np.int8).ravel(),
     }
     values = {
-        "hamming_loss": float(np.minimum(s.marginals, 1.0 - s.marginals).mean()),
-        "subset_zero_one_loss": 1.0 - s.mode_prob,
-        "f_measure": float(np.asarray(v_f).ravel()[0]),
+        "hamming": float(np.minimum(s.marginals, 1.0 - s.marginals).mean()),
+        "subset01": 1.0 - s.mode_prob,
+        "f": float(np.asarray(v_f).ravel()[0]),
     }
     return preds, values
 

@@ -30,15 +30,16 @@ import pandas as pd
 
 from fmeasure import datasets, metrics
 from fmeasure.figures import plt, save_figure, style
+from fmeasure.inference import METHOD_LABELS
 from fmeasure.io import atomic_output
 from fmeasure.learners.pcc import ProbabilisticClassifierChain
+from fmeasure.metrics import MEASURE_DIRECTIONS, MEASURES
 from fmeasure.tables import best_mask, paper_numbers, write_table
 
 log = logging.getLogger(__name__)
 
-METHOD_NAMES = {"mm": "MM", "jm": "JM", "fm": "FM", "gfm": "GFM"}
-MEASURES = ["hamming", "subset01", "f", "jaccard"]
-DIRECTIONS = {"hamming": "min", "subset01": "min", "f": "max", "jaccard": "max"}
+METHOD_NAMES = METHOD_LABELS
+DIRECTIONS = MEASURE_DIRECTIONS
 
 
 def make_chain(cfg: dict, n_jobs: int | None = None) -> ProbabilisticClassifierChain:

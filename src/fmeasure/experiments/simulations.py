@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fmeasure.simulation import MEASURE_SIGN, MEASURES, METHODS
+from fmeasure.metrics import MEASURE_TITLES, MEASURES
+from fmeasure.simulation import MEASURE_SIGN, METHODS
 
 # --------------------------------------------------------------------------------------------------
 # aggregation
@@ -76,48 +77,48 @@ def claims_table(summary: pd.DataFrame, *, tolerance: float = 1e-3, small_sizes=
         methods = set(summary[summary.data_model == kind].method)
         others = lambda a: [o for o in methods if o != a]  # noqa: E731
         if {"MM", "JM"} <= methods:
-            d = gap(kind, large, "hamming_loss", "MM", others("MM"))
+            d = gap(kind, large, "hamming", "MM", others("MM"))
             add(kind, f"MM best for Hamming loss at n={large}", d >= -tolerance,
                 f"MM minus best other (loss sign-flipped): {d:+.4f}")
-            d = gap(kind, large, "subset_zero_one_loss", "JM", others("JM"))
+            d = gap(kind, large, "subset01", "JM", others("JM"))
             add(kind, f"JM best for subset 0/1 loss at n={large}", d >= -tolerance,
                 f"JM minus best other (loss sign-flipped): {d:+.4f}")
         if {"FM", "GFM"} <= methods:
-            s = _best(summary, kind, large, "jaccard_index")
+            s = _best(summary, kind, large, "jaccard")
             best_f = max(s["FM"], s["GFM"])
             add(kind, f"an F-maximizer (FM or GFM) best for the Jaccard index at n={large}",
                 best_f >= max(s[o] for o in methods - {"FM", "GFM"}) - tolerance,
                 f"max(FM, GFM) {best_f:.4f} vs best other {max(s[o] for o in methods - {'FM', 'GFM'}):.4f}")
             reg = summary[(summary.data_model == kind) & (summary.train_size == large)
-                          & (summary.measure == "f_measure") & (summary.method == "GFM")]["regret"].iloc[0]
+                          & (summary.measure == "f") & (summary.method == "GFM")]["regret"].iloc[0]
             add(kind, f"GFM's F-measure regret vs the Bayes-optimal F-maximizer small at n={large}",
                 reg <= 5 * tolerance, f"mean regret {reg:.4f}")
         if kind == "independent" and {"FM", "GFM"} <= methods:
-            s = _best(summary, kind, large, "f_measure")
+            s = _best(summary, kind, large, "f")
             add(kind, f"FM and GFM tie on F-measure at n={large}", abs(s["FM"] - s["GFM"]) <= tolerance,
                 f"|FM - GFM| = {abs(s['FM'] - s['GFM']):.4f}")
-            d = np.mean([_best(summary, kind, n, "f_measure")["FM"] - _best(summary, kind, n, "f_measure")["GFM"]
+            d = np.mean([_best(summary, kind, n, "f")["FM"] - _best(summary, kind, n, "f")["GFM"]
                          for n in small])
             add(kind, f"FM at least as good as GFM on F-measure at small n {small}", d >= -tolerance,
                 f"mean FM - GFM: {d:+.4f}")
         if kind == "independent" and {"MM", "JM"} <= methods:
-            d = np.mean([_best(summary, kind, n, "subset_zero_one_loss")["MM"]
-                         - _best(summary, kind, n, "subset_zero_one_loss")["JM"] for n in small])
+            d = np.mean([_best(summary, kind, n, "subset01")["MM"]
+                         - _best(summary, kind, n, "subset01")["JM"] for n in small])
             add(kind, f"JM converges slower than MM: MM better on subset 0/1 at small n {small}", d > 0,
                 f"mean JM loss - MM loss: {d:+.4f}")
         if kind == "chain" and {"FM", "GFM"} <= methods:
             mid = [n for n in sizes if n >= 100] or [large]
-            ds = [gap(kind, n, "f_measure", "GFM", others("GFM")) for n in mid]
+            ds = [gap(kind, n, "f", "GFM", others("GFM")) for n in mid]
             add(kind, f"GFM clearly best for F-measure at every n >= {mid[0]}", min(ds) > tolerance,
                 f"smallest margin over the best other: {min(ds):+.4f}")
-            s = _best(summary, kind, large, "f_measure")
+            s = _best(summary, kind, large, "f")
             add(kind, f"GFM ahead of FM on F-measure at n={large} (any margin)", s["GFM"] > s["FM"],
                 f"GFM - FM: {s['GFM'] - s['FM']:+.4f}")
-            d = gap(kind, large, "jaccard_index", "GFM", others("GFM"))
+            d = gap(kind, large, "jaccard", "GFM", others("GFM"))
             add(kind, f"GFM best for the Jaccard index at n={large}", d >= -tolerance,
                 f"GFM minus best other: {d:+.4f}")
             if "JM" in methods:
-                s = _best(summary, kind, large, "jaccard_index").drop("GFM").sort_values(ascending=False)
+                s = _best(summary, kind, large, "jaccard").drop("GFM").sort_values(ascending=False)
                 add(kind, f"JM second for the Jaccard index at n={large}", s.index[0] == "JM",
                     "order after GFM: " + ", ".join(f"{k} {v:.4f}" for k, v in s.items()))
     return pd.DataFrame(rows)
@@ -138,9 +139,6 @@ def summarize_times(times: pd.DataFrame) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------------------------------
 # pipeline outputs: aggregation, tables, figures
-
-MEASURE_TITLE = {"hamming_loss": "Hamming loss", "subset_zero_one_loss": "subset 0/1 loss",
-                 "f_measure": "F-measure", "jaccard_index": "Jaccard index"}
 
 
 def aggregate(score_paths, reference_paths) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -204,8 +202,8 @@ def plot_performance(summary: pd.DataFrame, *, zoom_max: int = 100, title: str |
                 ax.set_xscale("log")
                 _plain_log_ticks(ax.xaxis)
             ax.set_xlabel("training observations")
-            name = MEASURE_TITLE[measure]
-            if measure == "jaccard_index" and jaccard_empty is not None:
+            name = MEASURE_TITLES[measure]
+            if measure == "jaccard" and jaccard_empty is not None:
                 name += f" (empty/empty = {jaccard_empty:g})"
             ax.set_title(f"{name}: " + (f"up to {zoom_max}" if zoom else "full range"), fontsize=10)
             ax.grid(alpha=0.3)
