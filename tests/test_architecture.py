@@ -1,0 +1,86 @@
+"""The package keeps its shape: library vs experiments, one dispatch, no private imports across modules.
+
+Read from the source with :mod:`ast`, so a new module is checked without touching this file.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "src" / "fmeasure"
+
+
+def _module_name(path: Path) -> str:
+    if PKG.parent not in path.parents:  # a script outside the package (benchmarks)
+        return path.stem
+    parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path):
+    """(imported module, imported names) of every import statement, relative imports resolved."""
+    tree = ast.parse(path.read_text())
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                mod = ".".join(base + ([mod] if mod else []))
+            yield mod, [a.name for a in node.names]
+
+
+MODULES = sorted(PKG.rglob("*.py"))
+LIBRARY = [p for p in MODULES if "experiments" not in p.relative_to(PKG).parts]
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=lambda p: _module_name(p))
+def test_library_never_imports_experiments(path):
+    bad = [mod for mod, names in _imports(path)
+           if mod.startswith("fmeasure.experiments") or (mod == "fmeasure" and "experiments" in names)]
+    assert not bad, f"{_module_name(path)} imports {bad}"
+
+
+def test_estimation_does_not_import_inference():
+    mods = [mod for mod, names in _imports(PKG / "estimation.py")]
+    assert not [m for m in mods if m.startswith("fmeasure.inference")], mods
+
+
+@pytest.mark.parametrize("path", MODULES + sorted((ROOT / "benchmarks").glob("*.py")),
+                         ids=lambda p: p.name if "benchmarks" in p.parts else _module_name(p))
+def test_no_private_names_imported_across_modules(path):
+    # fmeasure._arrays is the one private module shared on purpose (by inference and estimation)
+    bad = [(mod, n) for mod, names in _imports(path) if mod.startswith("fmeasure") for n in names
+           if n.startswith("_") and not (n.startswith("__") and n.endswith("__"))]
+    assert not bad, f"{path.name} imports private names {bad}"
+
+
+def test_one_dispatch_from_label_samples():
+    # MM/JM/FM/GFM from label samples is decided in one function: nobody else calls the
+    # sample estimators and the four inferences side by side
+    callers = []
+    for path in MODULES:
+        if path.name == "samples.py":
+            continue
+        text = path.read_text()
+        if ("gfm_from_samples(" in text or "gfm_from_p(" in text) and "marginal_modes(" in text \
+                and "estimation.marginals(" in text:
+            callers.append(_module_name(path))
+    assert not callers, f"dispatch written again in {callers}: use fmeasure.inference.from_samples"
+
+
+def test_every_stage_has_its_four_files():
+    stages = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["stages"] + ["report"]
+    for stage in stages:
+        assert (ROOT / "workflow" / "rules" / f"{stage}.smk").is_file(), stage
+        assert list((ROOT / "workflow" / "scripts").glob(f"{stage}_*.py")), stage
+        assert (PKG / "experiments" / f"{stage}.py").is_file(), stage
+        assert (ROOT / "docs" / f"{stage}.md").is_file(), stage
