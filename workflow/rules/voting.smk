@@ -2,7 +2,8 @@
 # model shared by several members (one PCC chain serves every PCC member), and the job writes its
 # members' validation and test predictions; one vote job per dataset; Table 7 and the figure
 # gather them. All logic lives in fmeasure.learners.voting and fmeasure.experiments.voting.
-from fmeasure.experiments.voting import used_fits
+include: "voting_inputs.smk"
+
 
 STAGE_TARGETS["voting"] = [
     "results/tables/table7.csv",
@@ -12,19 +13,6 @@ STAGE_TARGETS["voting"] = [
     "results/figures/voting_members.png",
     "results/figures/voting_members.pdf",
 ]
-
-
-# Input functions of this stage (lookups only).
-def get_voting_fits(wildcards):
-    return [f"results/voting/{wildcards.dataset}/fit_{f}.npz" for f in used_fits(config["voting"])]
-
-
-def get_voting_scores(wildcards=None):
-    return [f"results/voting/{d}/scores.csv" for d in DATASETS]
-
-
-def get_voting_curves(wildcards=None):
-    return [f"results/voting/{d}/curve.csv" for d in DATASETS]
 
 
 wildcard_constraints:
