@@ -442,5 +442,5 @@ def write_figure(curve: pd.DataFrame, png_path, pdf_path=None) -> None:
         ax.set_xlabel("number of members (config order)")
         ax.margins(y=0.15)
     axes[0][0].set_ylabel("F-measure [%]")
-    axes[0][0].legend(fontsize=7, loc="lower right")
+    axes[0][0].legend(fontsize=7, loc="best")
     save_figure(fig, png_path, pdf_path)
