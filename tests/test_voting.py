@@ -149,3 +149,12 @@ def test_voting_rejects_bad_arguments():
         VotingEnsemble([("a", _Fixed(), {})]).predict(X)
     with pytest.raises(ValueError, match="inference"):
         member_predictions(BinaryRelevance(Cs=[1.0], cv=2).fit(X, Y), X, [{"inference": "gfm"}])
+
+
+@pytest.mark.parametrize("name", ["fmeasure.learners.voting", "fmeasure.experiments.voting"])
+def test_voting_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert res.failed == 0 and res.attempted > 0
