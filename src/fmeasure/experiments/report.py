@@ -18,6 +18,7 @@ STAGE_TITLES = {
     "knn": "Instance-based learning (Tables 2 and 3)",
     "pcc": "Probabilistic classifier chains (Table 4, Figure 5)",
     "parametric": "Parametric plug-in models: BR, LFP, EFP (Table 5)",
+    "voting": "The JRS 2012 voting ensemble (Table 7)",
 }
 
 #: Tables longer than this are linked from the report, not printed in it.

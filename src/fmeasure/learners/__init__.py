@@ -4,7 +4,9 @@
 - ``ProbabilisticClassifierChain`` (:mod:`.pcc`): a logistic chain, inference from ancestral samples;
 - ``BinaryRelevance`` (:mod:`.parametric`): one tuned logistic model per label (marginals);
 - ``LFP`` (:mod:`.parametric`): BR's marginals with Ye et al.'s F-optimal dynamic program;
-- ``EFP`` (:mod:`.parametric`): P and P(y = 0) estimated directly (multinomial models), then GFM.
+- ``EFP`` (:mod:`.parametric`): P and P(y = 0) estimated directly (multinomial models), then GFM;
+- ``VotingEnsemble`` (:mod:`.voting`): a vote over fitted members with the threshold chosen on a
+  validation split (the JRS 2012 ensemble of Section 7.3).
 
 The mean instance-wise F-measure scorer for ``GridSearchCV`` is
 :data:`fmeasure.metrics.f_measure_scorer`.
@@ -16,6 +18,7 @@ _EXPORTS = {
     "BinaryRelevance": "parametric",
     "LFP": "parametric",
     "EFP": "parametric",
+    "VotingEnsemble": "voting",
 }
 
 __all__ = list(_EXPORTS)

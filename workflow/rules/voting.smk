@@ -1,0 +1,101 @@
+# The JRS 2012 voting ensemble of Section 7.3 (Table 7). One job per (dataset, fit): a fit is a
+# model shared by several members (one PCC chain serves every PCC member), and the job writes its
+# members' validation and test predictions; one vote job per dataset; Table 7 and the figure
+# gather them. All logic lives in fmeasure.learners.voting and fmeasure.experiments.voting.
+include: "voting_inputs.smk"
+
+
+STAGE_TARGETS["voting"] = [
+    "results/tables/table7.csv",
+    "results/tables/table7.md",
+    "results/tables/table7_claims.csv",
+    "results/tables/table7_claims.md",
+    "results/figures/voting_members.png",
+    "results/figures/voting_members.pdf",
+]
+
+
+wildcard_constraints:
+    fit="[A-Za-z0-9_]+",
+
+
+localrules:
+    voting_all,
+    voting_vote,
+    voting_table7,
+    voting_figure,
+
+
+rule voting_fit:
+    input:
+        get_parsed,
+    output:
+        "results/voting/{dataset}/fit_{fit}.npz",
+    params:
+        cfg=config["voting"],
+    threads: config["voting"]["threads"]
+    resources:
+        mem_mb=config["voting"]["mem_mb"],
+        runtime=config["voting"]["runtime_min"],
+    log:
+        "logs/voting/fit_{dataset}_{fit}.log",
+    benchmark:
+        "results/benchmarks/voting/fit_{dataset}_{fit}.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/voting_fit.py"
+
+
+rule voting_vote:
+    input:
+        get_voting_fits,
+    output:
+        scores="results/voting/{dataset}/scores.csv",
+        curve="results/voting/{dataset}/curve.csv",
+    params:
+        cfg=config["voting"],
+    log:
+        "logs/voting/vote_{dataset}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/voting_vote.py"
+
+
+rule voting_table7:
+    input:
+        get_voting_scores,
+    output:
+        csv=report("results/tables/table7.csv", caption="../report/voting_table7.rst", category="Voting"),
+        md="results/tables/table7.md",
+        claims_csv="results/tables/table7_claims.csv",
+        claims_md="results/tables/table7_claims.md",
+    params:
+        cfg=config["voting"],
+    log:
+        "logs/voting/table7.log",
+    conda:
+        ENV
+    script:
+        "../scripts/voting_table7.py"
+
+
+rule voting_figure:
+    input:
+        get_voting_curves,
+    output:
+        csv="results/voting/figure.csv",
+        png=report("results/figures/voting_members.png", caption="../report/voting_members.rst", category="Voting"),
+        pdf="results/figures/voting_members.pdf",
+    log:
+        "logs/voting/figure.log",
+    conda:
+        ENV
+    script:
+        "../scripts/voting_figure.py"
+
+
+rule voting_all:
+    input:
+        STAGE_TARGETS["voting"],
