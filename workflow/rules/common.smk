@@ -4,7 +4,7 @@ import os
 import sys
 
 try:
-    from fmeasure.experiments.config import as_list, lp_surrogates, select_datasets
+    from fmeasure.experiments.config import as_list, lp_surrogates, select_datasets, used_fits
 except ImportError as _exc:
     raise ImportError(
         f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
@@ -107,3 +107,17 @@ def get_parametric_records(wildcards=None):
     """One fit+predict record per (dataset, learner) of the parametric stage."""
     learners = as_list(config["parametric"]["learners"], "parametric.learners")
     return [f"results/parametric/{d}/{lrn}.json" for d in DATASETS for lrn in learners]
+
+
+# ---- voting (Table 7)
+def get_voting_fits(wildcards):
+    """The shared fits the ensemble's members use (one job each) for one dataset."""
+    return [f"results/voting/{wildcards.dataset}/fit_{f}.npz" for f in used_fits(config["voting"])]
+
+
+def get_voting_scores(wildcards=None):
+    return [f"results/voting/{d}/scores.csv" for d in DATASETS]
+
+
+def get_voting_curves(wildcards=None):
+    return [f"results/voting/{d}/curve.csv" for d in DATASETS]

@@ -2,7 +2,6 @@
 # model shared by several members (one PCC chain serves every PCC member), and the job writes its
 # members' validation and test predictions; one vote job per dataset; Table 7 and the figure
 # gather them. All logic lives in fmeasure.learners.voting and fmeasure.experiments.voting.
-include: "voting_inputs.smk"
 
 
 STAGE_TARGETS["voting"] = [

@@ -17,7 +17,7 @@ from fmeasure.theory import SURROGATES
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ConfigError", "ALIASES", "apply_aliases", "as_list", "select_datasets", "lp_surrogates", "model_chunks"]
+__all__ = ["ConfigError", "ALIASES", "apply_aliases", "as_list", "select_datasets", "lp_surrogates", "model_chunks", "used_fits"]
 
 
 class ConfigError(ValueError):
@@ -116,3 +116,19 @@ def model_chunks(n_models: int, models_per_job: int) -> list[tuple[int, int]]:
     if n_models < 1 or models_per_job < 1:
         raise ValueError(f"n_models/models_per_job: must be >= 1, got {n_models}/{models_per_job}")
     return [(a, min(a + models_per_job, n_models)) for a in range(0, n_models, models_per_job)]
+
+
+def used_fits(cfg: dict) -> list[str]:
+    """Names of the fits that at least one member uses, in order of first use (one job each)."""
+    fits = cfg.get("fits") or {}
+    out = []
+    for k, mem in enumerate(cfg["members"]):
+        if mem["fit"] not in fits:
+            raise ValueError(f"voting.members[{k}] ({mem.get('name')!r}): unknown fit {mem['fit']!r}; "
+                             f"voting.fits defines {sorted(fits)}")
+        if mem["fit"] not in out:
+            out.append(mem["fit"])
+    names = [m["name"] for m in cfg["members"]]
+    if len(set(names)) != len(names):
+        raise ValueError(f"voting.members: names must be unique, got {names}")
+    return out

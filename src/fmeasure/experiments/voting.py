@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from fmeasure.experiments.config import used_fits
 from fmeasure.io import atomic_output
 from fmeasure.learners.parametric import EFP, LFP, BinaryRelevance
 from fmeasure.learners.pcc import ProbabilisticClassifierChain
@@ -115,22 +116,6 @@ def _grid(cfg: dict, fit_cfg: dict):
     if cfg.get("competition_grid", False):
         return COMPETITION_CS, COMPETITION_CV
     return tuple(cfg["Cs"]), int(cfg["cv"])
-
-
-def used_fits(cfg: dict) -> list[str]:
-    """Names of the fits that at least one member uses, in order of first use (one job each)."""
-    fits = cfg.get("fits") or {}
-    out = []
-    for k, mem in enumerate(cfg["members"]):
-        if mem["fit"] not in fits:
-            raise ValueError(f"voting.members[{k}] ({mem.get('name')!r}): unknown fit {mem['fit']!r}; "
-                             f"voting.fits defines {sorted(fits)}")
-        if mem["fit"] not in out:
-            out.append(mem["fit"])
-    names = [m["name"] for m in cfg["members"]]
-    if len(set(names)) != len(names):
-        raise ValueError(f"voting.members: names must be unique, got {names}")
-    return out
 
 
 def make_estimator(fit_name: str, cfg: dict, n_jobs=None):
