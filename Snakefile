@@ -3,13 +3,16 @@
 # Run:  snakemake --cores 8          one stage:  snakemake --cores 8 knn_all
 from snakemake.utils import min_version, validate
 
+from fmeasure.pipeline import check_config, exit_on_config_error
+
 min_version("8.0")
 
 
 configfile: "config/config.yaml"
 
 
-validate(config, "config/schema.yaml")
+exit_on_config_error(check_config, config, f"{workflow.basedir}/config/schema.yaml")  # one line naming the key
+validate(config, "config/schema.yaml")  # fills in the defaults
 
 
 include: "workflow/rules/common.smk"

@@ -47,6 +47,7 @@ __all__ = [
     "find_in_mirror",
     "sha256_of",
     "fetch_file",
+    "url_problem",
     "availability",
     "read_arff_header",
     "encode_features",
@@ -57,7 +58,8 @@ __all__ = [
     "summary",
 ]
 
-#: Environment variable naming a local mirror folder; it is searched before the config's mirrors.
+#: Environment variable naming local mirror folders (several separated by ``os.pathsep``, ``:`` on
+#: Linux and macOS); they are searched before the config's mirrors.
 MIRROR_ENV = "FMEASURE_DATA_MIRROR"
 
 #: Above this many cells a feature matrix is kept sparse (CSR) instead of dense float64.
@@ -107,11 +109,9 @@ class Dataset:
 
 
 def mirror_folders(configured=()) -> list[Path]:
-    """Mirror folders to search, in order: ``$FMEASURE_DATA_MIRROR`` (if set), then ``configured``."""
-    folders = []
-    env = os.environ.get(MIRROR_ENV)
-    if env:
-        folders.append(Path(env))
+    """Mirror folders to search, in order: those of ``$FMEASURE_DATA_MIRROR`` (``os.pathsep``-separated),
+    then ``configured``."""
+    folders = [Path(p) for p in os.environ.get(MIRROR_ENV, "").split(os.pathsep) if p]
     folders.extend(Path(p) for p in configured if p)
     return folders
 
@@ -161,11 +161,11 @@ def sha256_of(path) -> str:
 
 
 def fetch_file(target, *, sha256: str, mirrors=(), subdir: str = "", url: str | None = None,
-               timeout: float = 60.0) -> str:
+               timeout: float = 60.0, size: int | None = None) -> str:
     """Put a verified, uncompressed copy of a dataset file at ``target``.
 
     Looks in the mirror folders first (plain or ``.gz``), then downloads ``url``. The content's
-    sha256 must equal ``sha256``. Returns where the file came from.
+    sha256 must equal ``sha256`` (and its length ``size``, if given). Returns where the file came from.
 
     Raises
     ------
@@ -211,6 +211,10 @@ def fetch_file(target, *, sha256: str, mirrors=(), subdir: str = "", url: str | 
             )
         if tmp.stat().st_size == 0:
             raise DatasetError(f"{origin}: empty file")
+        if size is not None and tmp.stat().st_size != size:
+            raise DatasetError(
+                f"{origin}: size mismatch for {target.name}: expected {size} bytes, got {tmp.stat().st_size}"
+            )
         actual = sha256_of(tmp)
         if actual != sha256:
             raise DatasetError(
@@ -219,13 +223,24 @@ def fetch_file(target, *, sha256: str, mirrors=(), subdir: str = "", url: str | 
     return origin
 
 
-def availability(name: str, entry: dict, data_dir, mirrors=()) -> str | None:
+def url_problem(url: str, timeout: float = 10.0) -> str | None:
+    """None if ``url`` answers a HEAD request, else why not (one line)."""
+    try:
+        request = urllib.request.Request(url, method="HEAD")
+        with urllib.request.urlopen(request, timeout=timeout):
+            return None
+    except (OSError, ValueError) as exc:
+        return f"{exc.__class__.__name__}: {getattr(exc, 'reason', exc)}"
+
+
+def availability(name: str, entry: dict, data_dir, mirrors=(), probe_timeout: float | None = 10.0) -> str | None:
     """None if every file of a catalog entry can be had; else a message saying what is missing.
 
     A file can be had if it is already under ``data_dir/raw/<name>/``, is in a mirror, or has a
-    download URL (whether the network answers is only known when the fetch job runs).
+    download URL that answers (checked with a HEAD request of at most ``probe_timeout`` seconds;
+    ``None`` skips the check and trusts the URL).
     """
-    missing = []
+    missing, failed = [], []
     for spec in entry["files"].values():
         fname = spec["name"]
         if (Path(data_dir) / "raw" / name / fname).is_file():
@@ -233,14 +248,18 @@ def availability(name: str, entry: dict, data_dir, mirrors=()) -> str | None:
         if find_in_mirror(mirror_folders(mirrors), entry.get("mirror_dir", name), fname):
             continue
         if spec.get("url"):
-            continue
+            problem = None if probe_timeout is None else url_problem(spec["url"], probe_timeout)
+            if problem is None:
+                continue
+            failed.append(f"{spec['url']} ({problem})")
         missing.append(fname)
     if not missing:
         return None
     where = describe_mirrors(mirrors)
+    how = f"download failed: {failed[0]}" if failed else "no download URL is known"
     return (
         f"dataset {name!r}: {', '.join(missing)} not found (looked in {data_dir}/raw/{name} and "
-        f"mirrors: {where}) and no download URL is known. "
+        f"mirrors: {where}) and {how}. "
         f"Get it from {entry.get('homepage', 'its homepage')} and put the files (plain or .gz) in "
         f"<mirror>/{entry.get('mirror_dir', name)}/ with {MIRROR_ENV}=<mirror>, "
         f"or leave it out: --config datasets=<other names>."
