@@ -403,7 +403,8 @@ def _read_arff(path: Path, labels: list[str]):
     except DatasetError:
         raise
     except Exception as exc:  # liac-arff raises many types for a broken file
-        raise DatasetError(f"{path}: cannot parse ARFF ({exc.__class__.__name__}: {exc})") from None
+        text = str(exc) if len(str(exc)) <= 160 else str(exc)[:160] + "..."  # it may quote a whole row
+        raise DatasetError(f"{path}: cannot parse ARFF ({exc.__class__.__name__}: {text})") from None
     if M.shape != (n_rows, len(attrs)):
         raise DatasetError(f"{path}: parsed shape {M.shape} does not fit the header ({n_rows} rows)")
     lab_idx = np.asarray(position)

@@ -89,7 +89,7 @@ def script_logging(snakemake, level=logging.INFO) -> logging.Logger:
         if issubclass(kind, KNOWN_ERRORS):
             # Bad input (a dataset, a config value, an argument): its one-line message names the
             # culprit; the traceback is in the log only.
-            print(f"Error in rule {snakemake.rule}: {value}", file=sys.stderr)
+            print(f"Error in {snakemake.rule}: {value}", file=sys.stderr)
             return
         sys.__excepthook__(kind, value, tb)
 
