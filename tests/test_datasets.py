@@ -422,3 +422,13 @@ def test_missing_value_in_a_numeric_feature_names_it(tmp_path):
     raw = _write_raw(tmp_path / "raw", train=text, test=text)
     with pytest.raises(D.DatasetError, match=r"feature 'size' has missing values"):
         D.parse("toy", _entry(train=text, test=text, n_train=6, n_test=6, d=4), raw)
+
+
+def test_empty_label_set_caption_counts_what_the_data_hold():
+    Y = np.array([[0, 0], [1, 0], [0, 0]], dtype=np.int8)
+    ds = D.Dataset("e", np.zeros((3, 1)), Y, np.zeros((3, 1)), Y)
+    k = int((ds.Y_test.sum(axis=1) == 0).sum())
+    text = D.describe_empty_label_sets({"e": (k, 3), "scene": (0, 5)}, 0.0)
+    assert text.startswith("2 of 8 test instances have an empty label set (e 2 of 3, scene 0 of 5)")
+    assert "Jaccard(empty, empty) = 0" in text
+    assert "changes no number" in D.describe_empty_label_sets({"scene": (0, 5)}, 1.0)

@@ -56,6 +56,7 @@ __all__ = [
     "save",
     "load",
     "summary",
+    "describe_empty_label_sets",
 ]
 
 #: Environment variable naming local mirror folders (several separated by ``os.pathsep``, ``:`` on
@@ -673,3 +674,26 @@ def summary(ds: Dataset) -> dict:
         "cardinality_train": float(ds.Y_train.sum(axis=1).mean()),
         "cardinality_test": float(ds.Y_test.sum(axis=1).mean()),
     }
+
+
+def describe_empty_label_sets(counts: dict, jaccard_empty: float) -> str:
+    """A caption sentence stating how many test instances have an empty label set, and what follows.
+
+    ``counts`` maps a dataset name to ``(k, n)``: k of its n test instances have no label. The
+    sentence is computed from the run's data, so it stays true whatever the datasets.
+
+    Examples
+    --------
+    >>> describe_empty_label_sets({"scene": (0, 1196), "birds": (153, 323)}, 1.0)
+    '153 of 1519 test instances have an empty label set (scene 0 of 1196, birds 153 of 323); Jaccard(empty, empty) = 1 scores an empty prediction for them.'
+    >>> describe_empty_label_sets({"scene": (0, 1196)}, 1.0)
+    '0 of 1196 test instances have an empty label set, so the Jaccard convention for empty/empty changes no number here.'
+    """
+    k = sum(int(a) for a, _ in counts.values())
+    n = sum(int(b) for _, b in counts.values())
+    if k == 0:
+        return (f"0 of {n} test instances have an empty label set, so the Jaccard convention for "
+                "empty/empty changes no number here.")
+    per = ", ".join(f"{name} {int(a)} of {int(b)}" for name, (a, b) in counts.items())
+    return (f"{k} of {n} test instances have an empty label set ({per}); "
+            f"Jaccard(empty, empty) = {jaccard_empty:g} scores an empty prediction for them.")
