@@ -247,6 +247,12 @@ def test_availability_reports_missing_files_and_how_to_skip(tmp_path, monkeypatc
     msg = D.availability("toy", entry, tmp_path / "data", mirrors=[str(tmp_path)])
     assert "toy-train.arff" in msg and "--config datasets=" in msg
     entry["files"]["train"]["url"] = entry["files"]["test"]["url"] = entry["files"]["xml"]["url"] = "http://x"
+    assert D.availability("toy", entry, tmp_path / "data", probe_timeout=None) is None
+    # With a check of the URLs: a machine without internet is told so, before any job runs.
+    monkeypatch.setattr(D, "url_problem", lambda url, timeout=10: "URLError: offline")
+    msg = D.availability("toy", entry, tmp_path / "data")
+    assert "download failed: http://x (URLError: offline)" in msg
+    monkeypatch.setattr(D, "url_problem", lambda url, timeout=10: None)
     assert D.availability("toy", entry, tmp_path / "data") is None
 
 
