@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import psutil  # a dependency of Snakemake
 import pytest
 
 from _mirror import ROOT, TEST_DATA
@@ -107,7 +108,6 @@ COMPUTE_SCRIPTS = ("parametric_fit_predict", "pcc_fit", "knn_run", "simulations_
 
 
 def test_sigkill_of_a_running_compute_job_then_rerun_gives_the_same_tables(smoke_run, tmp_path):
-    psutil = pytest.importorskip("psutil")
     workdir = tmp_path / "killed"
     shutil.copytree(smoke_run / "data", workdir / "data")
     env = dict(os.environ, FMEASURE_DATA_MIRROR=MIRROR)

@@ -131,8 +131,10 @@ def check_config(config: dict, schema) -> None:
             schema = yaml.safe_load(fh)
     validator = jsonschema.validators.validator_for(schema)(schema)
     errors = list(validator.iter_errors(config))
+    # A key the user wrote (misspelt, wrong type) says more than one left out.
+    written = [e for e in errors if e.validator != "required"]
     if errors:
-        raise ConfigError(_error_line(jsonschema.exceptions.best_match(errors), schema))
+        raise ConfigError(_error_line(jsonschema.exceptions.best_match(written or errors), schema))
 
 
 def exit_on_config_error(func, *args, **kwargs):
