@@ -26,3 +26,13 @@ def full_mirror() -> Path | None:
 def no_mirror_reason() -> str:
     return ("no full-data mirror: set FMEASURE_DATA_MIRROR to the datasets folder (with MANIFEST.md) "
             f"or put it at {ROOT.parent / 'shared' / 'datasets'}")
+
+
+def snakemake_env(mirror: str | None = None) -> dict:
+    """Environment for a Snakemake subprocess: this checkout's package first on the path (its
+    jobs run in other working directories, where a relative PYTHONPATH would not resolve), and
+    ``FMEASURE_DATA_MIRROR`` set to ``mirror`` (default: the shipped test data)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
+    env["FMEASURE_DATA_MIRROR"] = mirror if mirror is not None else str(TEST_DATA)
+    return env

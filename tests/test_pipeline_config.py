@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from _mirror import snakemake_env
 from fmeasure import datasets
 from fmeasure.pipeline import ConfigError, as_list, check_config, content_entry, select_datasets
 
@@ -82,7 +83,7 @@ def test_check_config_one_line_with_closest_key(change, line):
 def _snakemake(*args, cwd):
     return subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(cwd), *args],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=300, env=snakemake_env(),
     )
 
 

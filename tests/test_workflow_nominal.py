@@ -5,17 +5,16 @@ the files shipped in tests/data: Table 1, kNN (Tables 2-3), PCC (Table 4, Figure
 parametric learners (Table 5) must all be built for both datasets.
 """
 
-import os
 import subprocess
 import sys
 
 import pandas as pd
 
-from _mirror import ROOT, TEST_DATA
+from _mirror import ROOT, snakemake_env
 
 
 def test_flags_and_genbase_run_through_every_dataset_stage(tmp_path):
-    env = dict(os.environ, FMEASURE_DATA_MIRROR=str(TEST_DATA))
+    env = snakemake_env()
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
            "--configfile", str(ROOT / "config" / "smoke.yaml"), str(ROOT / "tests" / "configs" / "nominal.yaml"),
            "--cores", "2", "--quiet", "progress"]

@@ -18,13 +18,13 @@ import pandas as pd
 import psutil  # a dependency of Snakemake
 import pytest
 
-from _mirror import ROOT, TEST_DATA
+from _mirror import ROOT, TEST_DATA, snakemake_env
 
 MIRROR = str(TEST_DATA)
 
 
 def _run(workdir: Path, *extra):
-    env = dict(os.environ, FMEASURE_DATA_MIRROR=MIRROR)
+    env = snakemake_env(MIRROR)
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "--quiet", "progress", *extra]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, env=env)
@@ -97,7 +97,7 @@ def test_adding_a_mirror_or_changing_a_url_reruns_nothing(smoke_run, tmp_path):
         "catalog:\n  scene-small:\n    files:\n      train: {name: scene-small-train.arff,"
         " sha256: 2e75fe0eab11477c7b9266619b557dc899c72534bb2ba0fe125d215f64e4c0b2, url: 'https://example.org/x.arff'}\n"
     )
-    env = dict(os.environ, FMEASURE_DATA_MIRROR=os.pathsep.join([str(other), MIRROR]))
+    env = snakemake_env(os.pathsep.join([str(other), MIRROR]))
     cmd = _snakemake_cmd(smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), str(extra), "--dry-run")
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -110,7 +110,7 @@ COMPUTE_SCRIPTS = ("parametric_fit_predict", "pcc_fit", "knn_run", "simulations_
 def test_sigkill_of_a_running_compute_job_then_rerun_gives_the_same_tables(smoke_run, tmp_path):
     workdir = tmp_path / "killed"
     shutil.copytree(smoke_run / "data", workdir / "data")
-    env = dict(os.environ, FMEASURE_DATA_MIRROR=MIRROR)
+    env = snakemake_env(MIRROR)
     cmd = _snakemake_cmd(workdir, "--cores", "1", "--config", "stages=data,knn,pcc,parametric", "--quiet", "progress")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     killed = None
