@@ -6,7 +6,7 @@ import sys
 from snakemake.utils import min_version, validate
 
 try:
-    from fmeasure.experiments.config import apply_aliases
+    from fmeasure.experiments.config import apply_aliases, check_config, exit_on_config_error
 except ImportError as _exc:
     raise ImportError(
         f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
@@ -19,7 +19,8 @@ configfile: "config/config.yaml"
 
 
 apply_aliases(config, warn=lambda message: print(f"WARNING: {message}", file=sys.stderr))
-validate(config, "config/schema.yaml")
+exit_on_config_error(check_config, config, f"{workflow.basedir}/config/schema.yaml")  # one line naming the key
+validate(config, "config/schema.yaml")  # fills in the defaults
 
 
 include: "workflow/rules/common.smk"

@@ -247,4 +247,194 @@ def test_availability_reports_missing_files_and_how_to_skip(tmp_path, monkeypatc
     msg = D.availability("toy", entry, tmp_path / "data", mirrors=[str(tmp_path)])
     assert "toy-train.arff" in msg and "--config datasets=" in msg
     entry["files"]["train"]["url"] = entry["files"]["test"]["url"] = entry["files"]["xml"]["url"] = "http://x"
+    assert D.availability("toy", entry, tmp_path / "data", probe_timeout=None) is None
+    # With a check of the URLs: a machine without internet is told so, before any job runs.
+    monkeypatch.setattr(D, "url_problem", lambda url, timeout=10: "URLError: offline")
+    msg = D.availability("toy", entry, tmp_path / "data")
+    assert "download failed: http://x (URLError: offline)" in msg
+    monkeypatch.setattr(D, "url_problem", lambda url, timeout=10: None)
     assert D.availability("toy", entry, tmp_path / "data") is None
+
+
+# ------------------------------------------------------------------- ARFF names as Weka/MULAN write them
+
+QUOTED_XML = """<?xml version="1.0" encoding="utf-8"?>
+<labels xmlns="http://mulan.sourceforge.net/labels">
+<label name="Bewick&apos;s Wren"></label>
+<label name="Brown Creeper"></label>
+<label name='say "hi"'></label>
+<label name="Grünfink"></label>
+<label name="a\\b, 100% {x}"></label>
+</labels>
+"""
+
+# One attribute per quoting case of Weka's writer: escaped single quote, spaces, double quotes
+# escaped inside single quotes, a bare non-ASCII word, and backslash/percent/comma/braces.
+QUOTED_ARFF = """% written the way Weka quotes names
+@relation 'birds: quoted'
+@attribute 'feature one' numeric
+@attribute "feature two" numeric
+@attribute 'Bewick\\'s Wren' {0,1}
+@attribute 'Brown Creeper' {0,1}
+@attribute 'say \\"hi\\"' {0,1}
+@attribute Grünfink {0,1}
+@attribute 'a\\\\b, 100\\% {x}' {0,1}
+@data
+1.5,2,1,0,0,1,0
+3,4,0,1,1,0,1
+"""
+
+QUOTED_LABELS = ["Bewick's Wren", "Brown Creeper", 'say "hi"', "Grünfink", "a\\b, 100% {x}"]
+
+
+def _write_quoted(tmp_path, text=QUOTED_ARFF, xml=QUOTED_XML, d=2):
+    raw = tmp_path / "raw"
+    raw.mkdir(exist_ok=True)
+    for f in ("toy-train.arff", "toy-test.arff"):
+        (raw / f).write_text(text, encoding="utf-8")
+    (raw / "toy.xml").write_text(xml, encoding="utf-8")
+    entry = _entry(train=text, test=text, xml=xml, n_train=2, n_test=2, m=5, d=d)
+    return raw, entry
+
+
+def test_arff_header_reads_names_exactly_as_weka_writes_them(tmp_path):
+    path = tmp_path / "q.arff"
+    path.write_text(QUOTED_ARFF, encoding="utf-8")
+    attrs, sparse, rows = D.read_arff_header(path)
+    assert [a for a, _ in attrs] == ["feature one", "feature two", *QUOTED_LABELS]
+    assert attrs[0][1] == "NUMERIC" and attrs[2][1] == ["0", "1"]
+    assert (sparse, rows) == (False, 2)
+
+
+@pytest.mark.parametrize("label", QUOTED_LABELS)
+def test_parse_finds_each_quoted_label_named_in_the_xml(tmp_path, label):
+    raw, entry = _write_quoted(tmp_path)
+    ds = D.parse("toy", entry, raw)
+    assert ds.label_names == QUOTED_LABELS
+    column = ds.label_names.index(label)
+    expected = {0: [1, 0], 1: [0, 1], 2: [0, 1], 3: [1, 0], 4: [0, 1]}[column]
+    np.testing.assert_array_equal(ds.Y_train[:, column], expected)
+    assert ds.feature_names == ["feature one", "feature two"]
+    np.testing.assert_array_equal(ds.X_train, [[1.5, 2], [3, 4]])
+
+
+def test_sparse_arff_with_quoted_names(tmp_path):
+    sparse = QUOTED_ARFF.split("@data")[0] + "@data\n{0 1.5,1 2,2 1,5 1}\n{0 3,1 4,3 1,4 1,6 1}\n"
+    raw, entry = _write_quoted(tmp_path, text=sparse)
+    ds = D.parse("toy", entry, raw)
+    assert ds.label_names == QUOTED_LABELS
+    np.testing.assert_array_equal(ds.Y_train, [[1, 0, 0, 1, 0], [0, 1, 1, 0, 1]])
+
+
+def test_arff_with_duplicate_names_after_unquoting_is_refused(tmp_path):
+    text = QUOTED_ARFF.replace("@attribute \"feature two\"", "@attribute 'feature one'")
+    path = tmp_path / "dup.arff"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(D.DatasetError, match=r"dup\.arff: (duplicate attribute names|cannot parse ARFF header).*feature one"):
+        D.read_arff_header(path)
+
+
+# ------------------------------------------------------------------- nominal features
+
+NOMINAL_XML = XML  # labels L1, L2
+# location: 4 categories declared in a non-sorted order; colour: a two-category nominal;
+# id: a category per instance (an identifier); size: numeric.
+NOMINAL_ARFF = """@relation nominal
+@attribute id {p1,p2,p3,p4,p5,p6,p7,p8,p9,p10,p11,p12}
+@attribute location {2,10,1,7}
+@attribute colour {NO,YES}
+@attribute size numeric
+@attribute L1 {0,1}
+@attribute L2 {0,1}
+@data
+p1,2,NO,0.5,1,0
+p2,10,YES,1.5,0,1
+p3,1,YES,2.5,1,1
+p4,7,NO,3.5,0,0
+p5,10,NO,4.5,1,0
+p6,2,YES,5.5,0,1
+"""
+
+
+# The test file: the same rows for other instances (ids p7..p12).
+NOMINAL_TEST = NOMINAL_ARFF.split("@data")[0] + "@data" + "".join(
+    f"\np{i + 7}," + row.split(",", 1)[1] for i, row in enumerate(NOMINAL_ARFF.split("@data\n")[1].strip().split("\n"))
+) + "\n"
+
+
+def _nominal(tmp_path, **kw):
+    raw = _write_raw(tmp_path / "raw", train=NOMINAL_ARFF, test=NOMINAL_TEST)
+    entry = _entry(train=NOMINAL_ARFF, test=NOMINAL_TEST, n_train=6, n_test=6, m=2, d=4)
+    entry.update(kw)
+    return raw, entry
+
+
+def test_nominal_features_are_one_hot_by_default_and_logged_once(tmp_path, caplog):
+    raw, entry = _nominal(tmp_path)
+    with caplog.at_level("INFO", logger="fmeasure.datasets"):
+        ds = D.parse("toy", entry, raw)
+    # Identifier dropped; colour one 0/1 column (1 = YES); size as is; location one column per
+    # category in declaration order (2, 10, 1, 7).
+    assert ds.feature_names == ["colour", "size", "location=2", "location=10", "location=1", "location=7"]
+    np.testing.assert_array_equal(ds.X_train, [
+        [0, 0.5, 1, 0, 0, 0],
+        [1, 1.5, 0, 1, 0, 0],
+        [1, 2.5, 0, 0, 1, 0],
+        [0, 3.5, 0, 0, 0, 1],
+        [0, 4.5, 0, 1, 0, 0],
+        [1, 5.5, 1, 0, 0, 0],
+    ])
+    assert ds.n_attributes == 4 and D.summary(ds)["d"] == 4 and D.summary(ds)["columns"] == 6
+    onehot = [r for r in caplog.records if "one-hot" in r.getMessage()]
+    ident = [r for r in caplog.records if "identifier" in r.getMessage()]
+    assert len(onehot) == 1 and "location (4)" in onehot[0].getMessage()
+    assert len(ident) == 1 and "['id']" in ident[0].getMessage()
+
+
+def test_nominal_ordinal_keeps_declaration_positions(tmp_path):
+    raw, entry = _nominal(tmp_path, nominal="ordinal")
+    ds = D.parse("toy", entry, raw)
+    assert ds.feature_names == ["location", "colour", "size"]
+    np.testing.assert_array_equal(ds.X_train[:, 0], [0, 1, 2, 3, 1, 0])
+
+
+def test_nominal_error_names_the_attribute(tmp_path):
+    raw, entry = _nominal(tmp_path)
+    with pytest.raises(D.DatasetError, match=r"^dataset 'toy': feature 'location' is nominal with 4 categories"):
+        D.parse("toy", entry, raw, nominal="error")
+    with pytest.raises(D.DatasetError, match="nominal must be one of"):
+        D.parse("toy", entry, raw, nominal="hash")
+
+
+def test_nominal_one_hot_on_sparse_arff_and_saved_cache(tmp_path):
+    def sparse(first):
+        return NOMINAL_ARFF.split("@data")[0] + "@data\n" + "".join(
+            "{0 p%d,1 %s,3 %s%s}\n" % (first + i, loc, i, ",4 1" if i % 2 else "")
+            for i, loc in enumerate([2, 10, 1, 7, 10, 2])
+        )
+    text, test = sparse(1), sparse(7)
+    raw = _write_raw(tmp_path / "raw", train=text, test=test)
+    ds = D.parse("toy", _entry(train=text, test=test, n_train=6, n_test=6, d=4), raw)
+    assert ds.feature_names == ["colour", "size", "location=2", "location=10", "location=1", "location=7"]
+    np.testing.assert_array_equal(ds.X_train[:, 2:], np.eye(4)[[0, 1, 2, 3, 1, 0]])
+    np.testing.assert_array_equal(ds.X_train[:, 1], np.arange(6))
+    D.save(ds, tmp_path / "c.npz")
+    back = D.load(tmp_path / "c.npz")
+    assert back.n_attributes == 4 and back.feature_names == ds.feature_names
+
+
+def test_missing_value_in_a_numeric_feature_names_it(tmp_path):
+    text = NOMINAL_ARFF.replace("p3,1,YES,2.5", "p3,1,YES,?")
+    raw = _write_raw(tmp_path / "raw", train=text, test=text)
+    with pytest.raises(D.DatasetError, match=r"feature 'size' has missing values"):
+        D.parse("toy", _entry(train=text, test=text, n_train=6, n_test=6, d=4), raw)
+
+
+def test_empty_label_set_caption_counts_what_the_data_hold():
+    Y = np.array([[0, 0], [1, 0], [0, 0]], dtype=np.int8)
+    ds = D.Dataset("e", np.zeros((3, 1)), Y, np.zeros((3, 1)), Y)
+    k = int((ds.Y_test.sum(axis=1) == 0).sum())
+    text = D.describe_empty_label_sets({"e": (k, 3), "scene": (0, 5)}, 0.0)
+    assert text.startswith("2 of 8 test instances have an empty label set (e 2 of 3, scene 0 of 5)")
+    assert "Jaccard(empty, empty) = 0" in text
+    assert "changes no number" in D.describe_empty_label_sets({"scene": (0, 5)}, 1.0)

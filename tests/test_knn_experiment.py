@@ -55,3 +55,10 @@ def test_knn_tables_beside_paper(tmp_path):
     md = out["t2_md"].read_text()
     assert md.startswith("Table 2 caption") and "(10.28, " in md and "**" in md
     assert len(pd.read_csv(out["t2_csv"])) == 4
+
+
+def test_run_knn_counts_empty_test_label_sets():
+    ds = _toy()
+    ds.Y_test = np.array([[0, 0, 0], [0, 1, 0]])
+    res = run_knn(ds, neighbours=[1], methods=["mm"])
+    assert res[["n_test", "n_test_empty"]].values.tolist() == [[2, 1]]

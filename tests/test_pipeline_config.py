@@ -7,7 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fmeasure.experiments.config import ConfigError, apply_aliases, as_list, select_datasets
+from _mirror import snakemake_env
+from fmeasure import datasets
+from fmeasure.experiments.config import (ConfigError, apply_aliases, as_list, check_config, content_entry,
+                                         select_datasets)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,21 +36,55 @@ def test_select_datasets_unknown_name_lists_the_catalog(tmp_path):
 
 
 def test_select_datasets_skips_mediamill_with_instructions(tmp_path, monkeypatch):
+    # No network here: every download URL fails, except (pretend) those of scene.
     monkeypatch.delenv("FMEASURE_DATA_MIRROR", raising=False)
+    monkeypatch.setattr(datasets, "url_problem", lambda url, timeout=10: None if "/scene/" in url else "URLError: offline")
     cfg = _config(tmp_path)
     cfg["datasets"] = ["scene", "mediamill"]
     available, skipped = select_datasets(cfg)
-    assert available == ["scene"]  # scene has download URLs; mediamill has none
+    assert available == ["scene"]
     assert len(skipped) == 1 and "mediamill-train.arff" in skipped[0] and "--config datasets=" in skipped[0]
+    assert "download failed: https://media.githubusercontent.com/" in skipped[0] and "URLError: offline" in skipped[0]
     cfg["data"]["on_missing"] = "error"
     with pytest.raises(ConfigError, match="mediamill"):
         select_datasets(cfg)
 
 
+def test_mediamill_urls_are_boomer_lfs_media_at_a_fixed_commit():
+    files = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["catalog"]["mediamill"]["files"]
+    base = "https://media.githubusercontent.com/media/mrapp-ke/Boomer-Datasets/f7e13d57a83f95c00098252641d69f78a8d0c204/"
+    assert [files[k]["url"] for k in ("train", "test", "xml")] == [
+        base + "mediamill_training.arff", base + "mediamill_test.arff", base + "mediamill.xml"]
+
+
+def test_content_entry_leaves_out_sources_and_adds_the_nominal_mode():
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    entry = content_entry(cfg, "scene")
+    assert "url" not in entry["files"]["train"] and "homepage" not in entry and entry["nominal"] == "onehot"
+    assert entry["files"]["train"] == {"name": "scene-train.arff",
+                                       "sha256": cfg["catalog"]["scene"]["files"]["train"]["sha256"]}
+    cfg["catalog"]["scene"]["nominal"] = "error"
+    assert content_entry(cfg, "scene")["nominal"] == "error"
+
+
+@pytest.mark.parametrize("change, line", [
+    (lambda c: c["knn"].update(neighbors=[3]), "config key 'knn.neighbors' is unknown; did you mean 'knn.neighbours'?"),
+    (lambda c: c.update(datsets=["scene"]), "config key 'datsets' is unknown; did you mean 'datasets'?"),
+    (lambda c: c["data"].update(nominal="hash"), "config key 'data.nominal': 'hash' is not one of ['onehot', 'ordinal', 'error']"),
+    (lambda c: c["knn"].update(zzz=1), "config key 'knn.zzz' is unknown; valid keys here: mem_mb, methods, mm_half,"),
+])
+def test_check_config_one_line_with_closest_key(change, line):
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    change(cfg)
+    with pytest.raises(ConfigError) as err:
+        check_config(cfg, ROOT / "config" / "schema.yaml")
+    assert str(err.value).startswith(line) and "\n" not in str(err.value)
+
+
 def _snakemake(*args, cwd):
     return subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(cwd), *args],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=300, env=snakemake_env(),
     )
 
 

@@ -43,8 +43,8 @@ SNAKEFILE = REPO / "Snakefile"
 SMOKE = REPO / "config" / "smoke.yaml"
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-#: Where the smoke run finds the datasets without network (as in test_workflow_smoke.py).
-DATA_MIRROR = os.environ.get("FMEASURE_DATA_MIRROR") or str(REPO.parent / "shared" / "datasets")
+#: Where the smoke run finds its data slices without network (as in test_workflow_smoke.py).
+DATA_MIRROR = str(REPO / "tests" / "data")
 #: Upper bound on each Snakemake run (the smoke run takes well under a minute locally).
 RUN_TIMEOUT = 900
 #: CSV columns holding measured times (``*time*``, ``*second*``, ``*_s``; the convention of

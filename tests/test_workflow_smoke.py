@@ -1,25 +1,30 @@
 """The real Snakemake engine runs every enabled stage of config/smoke.yaml end to end.
 
 A broken rule, script or input function fails here. The run happens in a temporary working
-directory with the data mirror from $FMEASURE_DATA_MIRROR (CI: ../shared/datasets), so the
-repository stays clean. A second, forced run must reproduce every table (time columns aside).
+directory with the data slices shipped in tests/data as its only mirror (no network, no other
+mirror), so the repository stays clean. A second, forced run must reproduce every table (time
+columns aside).
 """
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
+import psutil  # a dependency of Snakemake
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-MIRROR = os.environ.get("FMEASURE_DATA_MIRROR") or str(ROOT.parent / "shared" / "datasets")
+from _mirror import ROOT, TEST_DATA, snakemake_env
+
+MIRROR = str(TEST_DATA)
 
 
 def _run(workdir: Path, *extra):
-    env = dict(os.environ, FMEASURE_DATA_MIRROR=MIRROR)
+    env = snakemake_env(MIRROR)
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "--quiet", "progress", *extra]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, env=env)
@@ -38,8 +43,6 @@ def _tables(workdir: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
-    if not Path(MIRROR).is_dir():
-        pytest.fail(f"data mirror {MIRROR} not found: set FMEASURE_DATA_MIRROR to the datasets folder")
     workdir = tmp_path_factory.mktemp("smoke")
     _run(workdir)
     return workdir
@@ -48,7 +51,7 @@ def smoke_run(tmp_path_factory):
 def test_smoke_run_builds_table1_and_report(smoke_run):
     t1 = pd.read_csv(smoke_run / "results" / "tables" / "table1.csv")
     assert t1.dataset.tolist() == ["scene-small", "yeast-small"]
-    assert t1[["n_train", "n_test", "m", "d"]].values.tolist() == [[120, 60, 6, 294], [150, 60, 14, 103]]
+    assert t1[["n_train", "n_test", "m", "d"]].values.tolist() == [[100, 50, 6, 294], [150, 60, 14, 103]]
     report = (smoke_run / "results" / "report.md").read_text()
     assert "## Datasets (Table 1)" in report
     for png in (smoke_run / "results" / "figures").glob("*.png") if (smoke_run / "results" / "figures").exists() else []:
@@ -76,3 +79,64 @@ def test_forced_rerun_reproduces_every_table(smoke_run, tmp_path):
     assert first.keys() == second.keys()
     for name in first:
         pd.testing.assert_frame_equal(first[name], second[name], check_exact=False, rtol=1e-12, obj=name)
+
+
+def _snakemake_cmd(workdir: Path, *extra):
+    return [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir),
+            "--configfile", str(ROOT / "config" / "smoke.yaml"), *extra]
+
+
+def test_adding_a_mirror_or_changing_a_url_reruns_nothing(smoke_run, tmp_path):
+    # A second mirror folder holding the same files, in the environment (two folders joined by
+    # os.pathsep) and in the config, plus a different download URL: no job may rerun.
+    other = tmp_path / "other-mirror"
+    shutil.copytree(TEST_DATA, other)
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(
+        f"data: {{mirrors: ['{other}', tests/data]}}\n"
+        "catalog:\n  scene-small:\n    files:\n      train: {name: scene-small-train.arff,"
+        " sha256: 2e75fe0eab11477c7b9266619b557dc899c72534bb2ba0fe125d215f64e4c0b2, url: 'https://example.org/x.arff'}\n"
+    )
+    env = snakemake_env(os.pathsep.join([str(other), MIRROR]))
+    cmd = _snakemake_cmd(smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), str(extra), "--dry-run")
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "Nothing to be done" in out.stdout + out.stderr, (out.stdout + out.stderr)[-3000:]
+
+
+COMPUTE_SCRIPTS = ("parametric_fit_predict", "pcc_fit", "knn_run", "simulations_run")
+
+
+def test_sigkill_of_a_running_compute_job_then_rerun_gives_the_same_tables(smoke_run, tmp_path):
+    workdir = tmp_path / "killed"
+    shutil.copytree(smoke_run / "data", workdir / "data")
+    env = snakemake_env(MIRROR)
+    cmd = _snakemake_cmd(workdir, "--cores", "1", "--config", "stages=data,knn,pcc,parametric", "--quiet", "progress")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    killed = None
+    deadline = time.monotonic() + 600
+    try:
+        while killed is None and proc.poll() is None and time.monotonic() < deadline:
+            for child in psutil.Process(proc.pid).children(recursive=True):
+                try:
+                    line = " ".join(child.cmdline())
+                    running_for = time.time() - child.create_time()
+                except psutil.Error:
+                    continue
+                # A compute script that has been running for a while: past its imports, mid-way.
+                if ".snakemake/scripts/" in line and any(s in line for s in COMPUTE_SCRIPTS) and running_for > 1.5:
+                    child.send_signal(signal.SIGKILL)
+                    killed = line
+                    break
+            time.sleep(0.05)
+        output, _ = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert killed is not None, "no compute job was seen running"
+    assert proc.returncode != 0, output[-2000:]
+    _run(workdir, "--config", "stages=data,knn,pcc,parametric")
+    first, again = _tables(smoke_run), _tables(workdir)
+    assert again and set(again) <= set(first)
+    for name in again:
+        pd.testing.assert_frame_equal(first[name], again[name], check_exact=False, rtol=1e-12, obj=name)

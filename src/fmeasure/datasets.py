@@ -6,8 +6,8 @@ expected counts. The life of a dataset:
 
 1. :func:`fetch_file` copies one file from a local mirror folder (plain or ``.gz``) or downloads
    it, verifies its sha256 and writes it atomically under ``data/raw/<dataset>/``.
-2. :func:`parse` reads the raw files with well-kept readers (scikit-multilearn's
-   ``load_from_arff`` for MULAN ARFF, scikit-learn's ``load_svmlight_file`` for LibSVM),
+2. :func:`parse` reads the raw files with well-kept readers (liac-arff for MULAN ARFF (names unescaped as Weka writes them, nominal features encoded, see
+   :func:`encode_features`), scikit-learn's ``load_svmlight_file`` for LibSVM),
    selects the label columns by the names in MULAN's XML label file (whose order differs from the
    ARFF order: we keep the ARFF order, which is the dataset's label order), checks the counts
    against the catalog, and returns a :class:`Dataset`.
@@ -47,14 +47,20 @@ __all__ = [
     "find_in_mirror",
     "sha256_of",
     "fetch_file",
+    "url_problem",
     "availability",
+    "read_arff_header",
+    "encode_features",
+    "NOMINAL_MODES",
     "parse",
     "save",
     "load",
     "summary",
+    "describe_empty_label_sets",
 ]
 
-#: Environment variable naming a local mirror folder; it is searched before the config's mirrors.
+#: Environment variable naming local mirror folders (several separated by ``os.pathsep``, ``:`` on
+#: Linux and macOS); they are searched before the config's mirrors.
 MIRROR_ENV = "FMEASURE_DATA_MIRROR"
 
 #: Above this many cells a feature matrix is kept sparse (CSR) instead of dense float64.
@@ -75,7 +81,9 @@ class Dataset:
     X_train, X_test : ndarray (float64) or scipy.sparse.csr_matrix, shapes (n, d)
     Y_train, Y_test : ndarray (int8) of shape (n, m), values in {0, 1}
     label_names : list of str, in the dataset's (ARFF) label order
-    feature_names : list of str
+    feature_names : list of str, one per column of X (``attribute=category`` for one-hot columns)
+    n_attributes : int or None
+        Feature attributes in the source file (MULAN's d), before encoding.
     """
 
     name: str
@@ -85,6 +93,9 @@ class Dataset:
     Y_test: np.ndarray
     label_names: list = field(default_factory=list)
     feature_names: list = field(default_factory=list)
+    #: Feature attributes in the source file (MULAN's d), before nominal features are encoded and
+    #: identifiers dropped; None means ``n_features``.
+    n_attributes: int | None = None
 
     @property
     def n_labels(self) -> int:
@@ -99,11 +110,9 @@ class Dataset:
 
 
 def mirror_folders(configured=()) -> list[Path]:
-    """Mirror folders to search, in order: ``$FMEASURE_DATA_MIRROR`` (if set), then ``configured``."""
-    folders = []
-    env = os.environ.get(MIRROR_ENV)
-    if env:
-        folders.append(Path(env))
+    """Mirror folders to search, in order: those of ``$FMEASURE_DATA_MIRROR`` (``os.pathsep``-separated),
+    then ``configured``."""
+    folders = [Path(p) for p in os.environ.get(MIRROR_ENV, "").split(os.pathsep) if p]
     folders.extend(Path(p) for p in configured if p)
     return folders
 
@@ -153,11 +162,11 @@ def sha256_of(path) -> str:
 
 
 def fetch_file(target, *, sha256: str, mirrors=(), subdir: str = "", url: str | None = None,
-               timeout: float = 60.0) -> str:
+               timeout: float = 60.0, size: int | None = None) -> str:
     """Put a verified, uncompressed copy of a dataset file at ``target``.
 
     Looks in the mirror folders first (plain or ``.gz``), then downloads ``url``. The content's
-    sha256 must equal ``sha256``. Returns where the file came from.
+    sha256 must equal ``sha256`` (and its length ``size``, if given). Returns where the file came from.
 
     Raises
     ------
@@ -203,6 +212,10 @@ def fetch_file(target, *, sha256: str, mirrors=(), subdir: str = "", url: str | 
             )
         if tmp.stat().st_size == 0:
             raise DatasetError(f"{origin}: empty file")
+        if size is not None and tmp.stat().st_size != size:
+            raise DatasetError(
+                f"{origin}: size mismatch for {target.name}: expected {size} bytes, got {tmp.stat().st_size}"
+            )
         actual = sha256_of(tmp)
         if actual != sha256:
             raise DatasetError(
@@ -211,13 +224,24 @@ def fetch_file(target, *, sha256: str, mirrors=(), subdir: str = "", url: str | 
     return origin
 
 
-def availability(name: str, entry: dict, data_dir, mirrors=()) -> str | None:
+def url_problem(url: str, timeout: float = 10.0) -> str | None:
+    """None if ``url`` answers a HEAD request, else why not (one line)."""
+    try:
+        request = urllib.request.Request(url, method="HEAD")
+        with urllib.request.urlopen(request, timeout=timeout):
+            return None
+    except (OSError, ValueError) as exc:
+        return f"{exc.__class__.__name__}: {getattr(exc, 'reason', exc)}"
+
+
+def availability(name: str, entry: dict, data_dir, mirrors=(), probe_timeout: float | None = 10.0) -> str | None:
     """None if every file of a catalog entry can be had; else a message saying what is missing.
 
     A file can be had if it is already under ``data_dir/raw/<name>/``, is in a mirror, or has a
-    download URL (whether the network answers is only known when the fetch job runs).
+    download URL that answers (checked with a HEAD request of at most ``probe_timeout`` seconds;
+    ``None`` skips the check and trusts the URL).
     """
-    missing = []
+    missing, failed = [], []
     for spec in entry["files"].values():
         fname = spec["name"]
         if (Path(data_dir) / "raw" / name / fname).is_file():
@@ -225,14 +249,18 @@ def availability(name: str, entry: dict, data_dir, mirrors=()) -> str | None:
         if find_in_mirror(mirror_folders(mirrors), entry.get("mirror_dir", name), fname):
             continue
         if spec.get("url"):
-            continue
+            problem = None if probe_timeout is None else url_problem(spec["url"], probe_timeout)
+            if problem is None:
+                continue
+            failed.append(f"{spec['url']} ({problem})")
         missing.append(fname)
     if not missing:
         return None
     where = describe_mirrors(mirrors)
+    how = f"download failed: {failed[0]}" if failed else "no download URL is known"
     return (
         f"dataset {name!r}: {', '.join(missing)} not found (looked in {data_dir}/raw/{name} and "
-        f"mirrors: {where}) and no download URL is known. "
+        f"mirrors: {where}) and {how}. "
         f"Get it from {entry.get('homepage', 'its homepage')} and put the files (plain or .gz) in "
         f"<mirror>/{entry.get('mirror_dir', name)}/ with {MIRROR_ENV}=<mirror>, "
         f"or leave it out: --config datasets=<other names>."
@@ -253,19 +281,58 @@ def _xml_label_names(path: Path) -> list[str]:
     return names
 
 
-_ATTR = re.compile(r"^\s*@attribute\s+('(?:[^']|\\')*'|\"[^\"]*\"|\S+)", re.IGNORECASE)
+# The name token of an ``@attribute`` line as ARFF writers (Weka, MULAN) emit it: a single- or
+# double-quoted string in which a backslash escapes the next character (``'Bewick\\'s Wren'``), or a
+# bare word. Only used to cut the token off the line; unquoting is left to liac-arff (below).
+_NAME_TOKEN = re.compile(r"""^\s*@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s{}%,]+)""", re.IGNORECASE)
 
 
-def _arff_header(path: Path) -> tuple[list[str], bool, int]:
-    """Attribute names, whether the data section is sparse, and the number of data rows."""
-    names, sparse_rows, rows, in_data = [], False, 0, False
+def _unquote_names(tokens: list[str]) -> list[str]:
+    """Attribute names from their tokens, unquoted with liac-arff's own value unquoting.
+
+    liac-arff reads the header's structure and types but only strips the quotes of a name, so
+    ``'Bewick\\'s Wren'`` would keep its backslash. Its value reader does unescape quoted strings
+    (``\\'``, ``\\"``, ``\\\\``, ``\\t``, ``\\%``, octal and ``\\u`` codes) exactly as Weka writes them,
+    so the quoted tokens are read back as the categories of one nominal attribute. A bare token is
+    taken literally, backslashes included, as Weka reads it (delicious has ``TAG_m\\'usica``, and
+    its XML label file names it so).
+    """
+    import arff
+
+    quoted = [i for i, t in enumerate(tokens) if t[:1] in "'\""]
+    names = list(tokens)
+    if quoted:
+        doc = arff.loads("@relation names\n@attribute n {" + ",".join(tokens[i] for i in quoted) + "}\n@data\n")
+        values = doc["attributes"][0][1]
+        if len(values) != len(quoted):
+            raise ValueError("attribute names could not be unquoted one by one")
+        for i, value in zip(quoted, values):
+            names[i] = value
+    return names
+
+
+def read_arff_header(path) -> tuple[list[tuple[str, object]], bool, int]:
+    """Attributes of an ARFF file as liac-arff types them, whether its data is sparse, and its row count.
+
+    Returns ``(attributes, sparse, n_rows)`` where ``attributes`` is a list of ``(name, type)``:
+    ``type`` is ``'NUMERIC'``, ``'REAL'``, ``'INTEGER'``, ``'STRING'`` or the list of a nominal
+    attribute's categories. Names are read exactly as Weka and MULAN write them: quoted names with
+    spaces, escaped quotes (``'Bewick\\'s Wren'`` is ``Bewick's Wren``) and non-ASCII characters (UTF-8).
+
+    Raises :class:`DatasetError` naming the file if the header is not valid ARFF.
+    """
+    import arff
+
+    path = Path(path)
+    header, tokens, sparse_rows, rows, in_data = [], [], False, 0, False
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with open(path, encoding="utf-8") as fh:
             for line in fh:
                 if not in_data:
-                    m = _ATTR.match(line)
+                    header.append(line)
+                    m = _NAME_TOKEN.match(line)
                     if m:
-                        names.append(m.group(1).strip("'\""))
+                        tokens.append(m.group(1))
                     elif line.strip().lower().startswith("@data"):
                         in_data = True
                     continue
@@ -275,61 +342,179 @@ def _arff_header(path: Path) -> tuple[list[str], bool, int]:
                 rows += 1
                 if rows == 1:
                     sparse_rows = s.startswith("{")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not UTF-8 text ({exc})") from None
     except OSError as exc:
         raise DatasetError(f"{path}: cannot read ({exc})") from None
-    if not names or not in_data:
+    if not tokens or not in_data:
         raise DatasetError(f"{path}: not an ARFF file (no @attribute/@data section)")
-    return names, sparse_rows, rows
+    try:
+        attributes = arff.loads("".join(header))["attributes"]
+        names = _unquote_names(tokens)
+    except Exception as exc:  # liac-arff raises many types for a broken header
+        raise DatasetError(f"{path}: cannot parse ARFF header ({exc.__class__.__name__}: {exc})") from None
+    if len(names) != len(attributes):
+        raise DatasetError(f"{path}: cannot parse ARFF header ({len(attributes)} attributes, {len(names)} names)")
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise DatasetError(f"{path}: duplicate attribute names {dup[:5]}")
+    return [(n, t) for n, (_, t) in zip(names, attributes)], sparse_rows, rows
 
 
 def _read_arff(path: Path, labels: list[str]):
-    """X (csr), Y (int8 dense), feature names, label names in ARFF order."""
-    from skmultilearn.dataset import load_from_arff
+    """All attributes of an ARFF file, labels split off.
 
-    attrs, is_sparse, n_rows = _arff_header(path)
-    absent = [lab for lab in labels if lab not in attrs]
+    Returns ``(feature_attributes, F, Y, label_names)``: ``F`` holds the feature attributes'
+    values (numeric values as they are, nominal values as category indices, NaN for a missing
+    value, string attributes as NaN; CSR for a sparse file, else dense float64), ``Y`` the labels
+    (int8 0/1), both in ARFF order.
+    """
+    import arff
+
+    attrs, is_sparse, n_rows = read_arff_header(path)
+    names = [a[0] for a in attrs]
+    absent = [lab for lab in labels if lab not in names]
     if absent:
         raise DatasetError(f"{path}: the XML label file names attributes missing from the ARFF: {absent[:5]}")
     m = len(labels)
-    position = sorted(attrs.index(lab) for lab in labels)
-    if position == list(range(len(attrs) - m, len(attrs))):
-        location = "end"
-    elif position == list(range(m)):
-        location = "start"
-    else:
+    position = sorted(names.index(lab) for lab in labels)
+    if position != list(range(len(attrs) - m, len(attrs))) and position != list(range(m)):
         raise DatasetError(f"{path}: label attributes are not a contiguous block at the start or end")
+    for j in position:
+        if not isinstance(attrs[j][1], list) or sorted(attrs[j][1]) != ["0", "1"]:
+            raise DatasetError(f"{path}: label attribute {names[j]!r} is not nominal {{0,1}}")
     if n_rows == 0:
         raise DatasetError(f"{path}: ARFF file has no data rows")
+    has_string = any(t == "STRING" for _, t in attrs)
     try:
-        if is_sparse:
-            # load_from_arff sizes a sparse ARFF by its largest row/column index, which drops
-            # trailing all-zero rows or columns (and then takes the wrong label columns), so we
-            # read sparse files with liac-arff (the reader underneath it) at the header's shape.
-            import arff
-
-            with open(path, encoding="utf-8") as fh:
-                frame = arff.load(fh, encode_nominal=True, return_type=arff.COO)
-            data, rows, cols = frame["data"]
-            M = sp.csr_matrix((np.asarray(data, dtype=np.float64), (rows, cols)), shape=(n_rows, len(attrs)))
-            lab_idx = np.asarray(position)
-            feat_idx = np.setdiff1d(np.arange(len(attrs)), lab_idx)
-            X, Y = M[:, feat_idx], M[:, lab_idx]
-            feat = [attrs[j] for j in feat_idx]
-            lab = [attrs[j] for j in lab_idx]
-        else:
-            X, Y, feat, lab = load_from_arff(
-                str(path), label_count=m, label_location=location, return_attribute_definitions=True,
-            )
-            feat, lab = [f[0] for f in feat], [f[0] for f in lab]
+        with open(path, encoding="utf-8") as fh:
+            if is_sparse:
+                data, rows, cols = arff.load(fh, encode_nominal=True, return_type=arff.COO)["data"]
+                if any(v is None or isinstance(v, str) for v in data):
+                    raise ValueError("missing ('?') or string values in a sparse ARFF are not supported")
+                M = sp.csr_matrix((np.asarray(data, dtype=np.float64), (rows, cols)), shape=(n_rows, len(attrs)))
+            else:
+                data = arff.load(fh, encode_nominal=True, return_type=arff.DENSE)["data"]
+                if has_string:
+                    keep = [j for j, (_, t) in enumerate(attrs) if t != "STRING"]
+                    M = np.full((len(data), len(attrs)), np.nan)
+                    M[:, keep] = np.array([[row[j] for j in keep] for row in data], dtype=np.float64)
+                else:
+                    M = np.array(data, dtype=np.float64)
+    except DatasetError:
+        raise
     except Exception as exc:  # liac-arff raises many types for a broken file
-        raise DatasetError(f"{path}: cannot parse ARFF ({exc.__class__.__name__}: {exc})") from None
-    X = sp.csr_matrix(X, dtype=np.float64)
-    if X.shape != (n_rows, len(attrs) - m) or Y.shape != (n_rows, m):
-        raise DatasetError(f"{path}: parsed shape {X.shape} does not fit the header ({n_rows} rows)")
-    Yd = sp.csr_matrix(Y).toarray()
-    if not np.isin(Yd, (0, 1)).all():
-        raise DatasetError(f"{path}: label columns hold values other than 0/1")
-    return X, Yd.astype(np.int8), feat, lab
+        text = str(exc) if len(str(exc)) <= 160 else str(exc)[:160] + "..."  # it may quote a whole row
+        raise DatasetError(f"{path}: cannot parse ARFF ({exc.__class__.__name__}: {text})") from None
+    if M.shape != (n_rows, len(attrs)):
+        raise DatasetError(f"{path}: parsed shape {M.shape} does not fit the header ({n_rows} rows)")
+    lab_idx = np.asarray(position)
+    feat_idx = np.setdiff1d(np.arange(len(attrs)), lab_idx)
+    Y = M[:, lab_idx]
+    Y = Y.toarray() if sp.issparse(Y) else Y
+    if np.isnan(Y).any():
+        raise DatasetError(f"{path}: label columns hold missing values ('?')")
+    # Category index -> 0/1 value (a label declared {1,0} has index 0 for '1').
+    for k, j in enumerate(position):
+        if attrs[j][1] == ["1", "0"]:
+            Y[:, k] = 1 - Y[:, k]
+    F = M[:, feat_idx]
+    return [attrs[j] for j in feat_idx], F, Y.astype(np.int8), [names[j] for j in position]
+
+
+#: How nominal features are turned into numbers (``data.nominal`` or a catalog entry's ``nominal``).
+NOMINAL_MODES = ("onehot", "ordinal", "error")
+
+
+#: An identifier takes a category of its own on at least this share of the instances.
+IDENTIFIER_SHARE = 0.9
+
+
+def _is_identifier(values: np.ndarray, categories: list) -> bool:
+    """A nominal attribute naming the instance (e.g. genbase's protein): it declares at least as
+    many categories as there are instances and (nearly) every instance takes its own category
+    (genbase has one protein in both train and test)."""
+    n = values.size
+    if len(categories) <= 2 or len(categories) < n or np.isnan(values).any():
+        return False
+    return np.unique(values).size >= IDENTIFIER_SHARE * n
+
+
+def encode_features(name: str, attributes, F_train, F_test, nominal: str = "onehot"):
+    """Numeric feature matrices from the raw attribute values of :func:`_read_arff`.
+
+    * numeric attributes are kept as they are (a missing value is an error);
+    * string attributes and identifier attributes are dropped: a nominal attribute with at least
+      as many categories as instances (train and test together), (nearly) each instance taking its
+      own, such as genbase's ``protein``;
+    * a nominal attribute with two categories becomes one 0/1 column (1 = its second category,
+      so ``{0,1}`` and ``{NO,YES}`` read as expected);
+    * other nominal attributes follow ``nominal``: ``onehot`` (one 0/1 column per category,
+      named ``attribute=category``), ``ordinal`` (the category's position in the declaration),
+      or ``error``.
+
+    Returns ``(X_train, X_test, feature_names)``. Logs one line per kind of change.
+    """
+    if nominal not in NOMINAL_MODES:
+        raise DatasetError(f"dataset {name!r}: nominal must be one of {list(NOMINAL_MODES)}, got {nominal!r}")
+    sparse = sp.issparse(F_train)
+    F_train = F_train.tocsc() if sparse else F_train
+    F_test = F_test.tocsc() if sparse else F_test
+
+    def column(F, j):
+        return F[:, j].toarray().ravel() if sparse else F[:, j]
+
+    blocks_tr, blocks_te, names = [], [], []
+    keep, dropped_id, dropped_str, expanded = [], [], [], []
+    for j, (attr, kind) in enumerate(attributes):
+        if kind == "STRING":
+            dropped_str.append(attr)
+            continue
+        if not isinstance(kind, list) or len(kind) <= 2:
+            keep.append(j)
+            continue
+        both = np.concatenate([column(F_train, j), column(F_test, j)])
+        if _is_identifier(both, kind):
+            dropped_id.append(attr)
+            continue
+        if nominal == "error":
+            raise DatasetError(
+                f"dataset {name!r}: feature {attr!r} is nominal with {len(kind)} categories"
+                " (set nominal: onehot or ordinal)"
+            )
+        if nominal == "ordinal":
+            keep.append(j)
+            continue
+        expanded.append((attr, len(kind)))
+        for F, blocks in ((F_train, blocks_tr), (F_test, blocks_te)):
+            values = column(F, j)
+            if np.isnan(values).any():
+                raise DatasetError(f"dataset {name!r}: nominal feature {attr!r} has missing values ('?')")
+            onehot = (values[:, None] == np.arange(len(kind))[None, :]).astype(np.float64)
+            blocks.append(sp.csr_matrix(onehot) if sparse else onehot)
+        names.extend(f"{attr}={c}" for c in kind)
+    # Numeric and two-category columns first, in ARFF order, then the one-hot blocks.
+    names = [attributes[j][0] for j in keep] + names
+    parts = []
+    for F, blocks in ((F_train, blocks_tr), (F_test, blocks_te)):
+        X = F[:, keep]
+        X = sp.hstack([X, *blocks], format="csr") if sparse else np.hstack([X, *blocks])
+        missing = (np.isnan(X.data) if sparse else np.isnan(X)).any()
+        if missing:
+            cols = np.flatnonzero(np.isnan(X.toarray() if sparse else X).any(axis=0))
+            raise DatasetError(f"dataset {name!r}: feature {names[cols[0]]!r} has missing values ('?')")
+        parts.append(X)
+    if dropped_id:
+        log.info("%s: dropped %d identifier attribute(s) (a category per instance): %s",
+                 name, len(dropped_id), dropped_id)
+    if dropped_str:
+        log.info("%s: dropped %d string attribute(s): %s", name, len(dropped_str), dropped_str)
+    if expanded:
+        log.info("%s: %d nominal feature(s) one-hot encoded into %d columns: %s", name, len(expanded),
+                 sum(k for _, k in expanded), ", ".join(f"{a} ({k})" for a, k in expanded))
+    elif nominal == "ordinal" and any(isinstance(attributes[j][1], list) and len(attributes[j][1]) > 2 for j in keep):
+        log.info("%s: nominal features with more than two categories used as ordinal codes", name)
+    return parts[0], parts[1], names
 
 
 def _read_libsvm(path: Path, n_features: int, n_labels: int, zero_based_features):
@@ -350,10 +535,12 @@ def _read_libsvm(path: Path, n_features: int, n_labels: int, zero_based_features
 
 
 def _densify(X):
+    if not sp.issparse(X):
+        return np.ascontiguousarray(X, dtype=np.float64)
     return X.toarray() if X.shape[0] * X.shape[1] <= DENSE_LIMIT else X.tocsr()
 
 
-def parse(name: str, entry: dict, raw_dir) -> Dataset:
+def parse(name: str, entry: dict, raw_dir, nominal: str = "onehot") -> Dataset:
     """Parse the raw files of catalog entry ``entry`` from ``raw_dir`` and check the counts.
 
     Parameters
@@ -362,11 +549,14 @@ def parse(name: str, entry: dict, raw_dir) -> Dataset:
         The dataset's name (used in messages).
     entry : dict
         Catalog entry: ``format`` ("arff" or "libsvm"), ``files`` (train, test, and for ARFF
-        xml, each with ``name``), ``expected`` counts (n_train, n_test, m, d), optional
-        ``subset`` (first ``train``/``test`` rows kept, for smoke tests) and, for LibSVM,
+        xml, each with ``name``), ``expected`` counts (n_train, n_test, m, and d = feature
+        attributes in the file, before encoding), optional ``subset`` (first ``train``/``test``
+        rows kept, for smoke tests), ``nominal`` (overrides the argument) and, for LibSVM,
         ``label_names`` and ``zero_based_features``.
     raw_dir : path
         Folder holding the verified raw files.
+    nominal : {"onehot", "ordinal", "error"}
+        What to do with nominal features of more than two categories (see :func:`encode_features`).
     """
     raw_dir = Path(raw_dir)
     files = {k: raw_dir / v["name"] for k, v in entry["files"].items()}
@@ -379,28 +569,32 @@ def parse(name: str, entry: dict, raw_dir) -> Dataset:
     fmt = entry["format"]
     if fmt == "arff":
         labels = _xml_label_names(files["xml"])
-        Xtr, Ytr, feat, lab = _read_arff(files["train"], labels)
-        Xte, Yte, feat_te, lab_te = _read_arff(files["test"], labels)
-        if lab != lab_te or feat != feat_te:
+        attrs, Ftr, Ytr, lab = _read_arff(files["train"], labels)
+        attrs_te, Fte, Yte, lab_te = _read_arff(files["test"], labels)
+        if lab != lab_te or attrs != attrs_te:
             raise DatasetError(f"{files['test']}: attributes differ from {files['train'].name}")
+        n_attributes = len(attrs)
     elif fmt == "libsvm":
         Xtr, Ytr = _read_libsvm(files["train"], exp["d"], exp["m"], entry.get("zero_based_features", "auto"))
         Xte, Yte = _read_libsvm(files["test"], exp["d"], exp["m"], entry.get("zero_based_features", "auto"))
         lab = list(entry.get("label_names") or [str(i) for i in range(exp["m"])])
         feat = [f"f{j}" for j in range(exp["d"])]
+        n_attributes = Xtr.shape[1]
     else:
         raise DatasetError(f"catalog entry {name!r}: unknown format {fmt!r} (use 'arff' or 'libsvm')")
-    got = {"n_train": Xtr.shape[0], "n_test": Xte.shape[0], "m": Ytr.shape[1], "d": Xtr.shape[1]}
+    got = {"n_train": Ytr.shape[0], "n_test": Yte.shape[0], "m": Ytr.shape[1], "d": n_attributes}
     for key, value in got.items():
         if key in exp and exp[key] != value:
             which = files["xml"] if key == "m" and "xml" in files else files["train" if key != "n_test" else "test"]
             raise DatasetError(f"{which}: {key} is {value} but catalog entry {name!r} expects {exp[key]}")
+    if fmt == "arff":
+        Xtr, Xte, feat = encode_features(name, attrs, Ftr, Fte, entry.get("nominal", nominal))
     subset = entry.get("subset") or {}
     if subset.get("train"):
         Xtr, Ytr = Xtr[: subset["train"]], Ytr[: subset["train"]]
     if subset.get("test"):
         Xte, Yte = Xte[: subset["test"]], Yte[: subset["test"]]
-    return Dataset(name, _densify(Xtr), Ytr, _densify(Xte), Yte, list(lab), list(feat))
+    return Dataset(name, _densify(Xtr), Ytr, _densify(Xte), Yte, list(lab), list(feat), n_attributes)
 
 
 # ----------------------------------------------------------------------------- cache
@@ -426,7 +620,8 @@ def save(ds: Dataset, path) -> None:
     """Write ``ds`` to a compressed ``.npz`` cache, atomically."""
     out = {"name": np.asarray(ds.name), "Y_train": ds.Y_train, "Y_test": ds.Y_test,
            "label_names": np.asarray(ds.label_names, dtype=str),
-           "feature_names": np.asarray(ds.feature_names, dtype=str)}
+           "feature_names": np.asarray(ds.feature_names, dtype=str),
+           "n_attributes": np.asarray(ds.n_attributes if ds.n_attributes is not None else ds.n_features)}
     _pack("X_train", ds.X_train, out)
     _pack("X_test", ds.X_test, out)
     with atomic_output(path, suffix=".npz") as tmp:
@@ -452,13 +647,18 @@ def load(path) -> Dataset:
                 X_train=_unpack("X_train", z), Y_train=z["Y_train"],
                 X_test=_unpack("X_test", z), Y_test=z["Y_test"],
                 label_names=z["label_names"].tolist(), feature_names=z["feature_names"].tolist(),
+                n_attributes=int(z["n_attributes"]) if "n_attributes" in z else None,
             )
     except (OSError, KeyError, ValueError) as exc:
         raise DatasetError(f"{path}: unreadable dataset cache ({exc})") from None
 
 
 def summary(ds: Dataset) -> dict:
-    """Table 1's row for ``ds``: counts, label cardinality and density, distinct label sets."""
+    """Table 1's row for ``ds``: counts, label cardinality and density, distinct label sets.
+
+    ``d`` counts the feature attributes of the source file (as MULAN and the paper do);
+    ``columns`` the numeric columns after nominal features are encoded and identifiers dropped.
+    """
     Y = np.vstack([ds.Y_train, ds.Y_test])
     card = float(Y.sum(axis=1).mean())
     return {
@@ -466,10 +666,34 @@ def summary(ds: Dataset) -> dict:
         "n_train": ds.Y_train.shape[0],
         "n_test": ds.Y_test.shape[0],
         "m": ds.n_labels,
-        "d": ds.n_features,
+        "d": ds.n_attributes if ds.n_attributes is not None else ds.n_features,
+        "columns": ds.n_features,
         "cardinality": card,
         "density": card / ds.n_labels,
         "distinct_label_sets": int(np.unique(Y, axis=0).shape[0]),
         "cardinality_train": float(ds.Y_train.sum(axis=1).mean()),
         "cardinality_test": float(ds.Y_test.sum(axis=1).mean()),
     }
+
+
+def describe_empty_label_sets(counts: dict, jaccard_empty: float) -> str:
+    """A caption sentence stating how many test instances have an empty label set, and what follows.
+
+    ``counts`` maps a dataset name to ``(k, n)``: k of its n test instances have no label. The
+    sentence is computed from the run's data, so it stays true whatever the datasets.
+
+    Examples
+    --------
+    >>> describe_empty_label_sets({"scene": (0, 1196), "birds": (153, 323)}, 1.0)
+    '153 of 1519 test instances have an empty label set (scene 0 of 1196, birds 153 of 323); Jaccard(empty, empty) = 1 scores an empty prediction for them.'
+    >>> describe_empty_label_sets({"scene": (0, 1196)}, 1.0)
+    '0 of 1196 test instances have an empty label set, so the Jaccard convention for empty/empty changes no number here.'
+    """
+    k = sum(int(a) for a, _ in counts.values())
+    n = sum(int(b) for _, b in counts.values())
+    if k == 0:
+        return (f"0 of {n} test instances have an empty label set, so the Jaccard convention for "
+                "empty/empty changes no number here.")
+    per = ", ".join(f"{name} {int(a)} of {int(b)}" for name, (a, b) in counts.items())
+    return (f"{k} of {n} test instances have an empty label set ({per}); "
+            f"Jaccard(empty, empty) = {jaccard_empty:g} scores an empty prediction for them.")

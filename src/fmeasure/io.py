@@ -18,7 +18,12 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-__all__ = ["atomic_output", "script_logging", "progress"]
+__all__ = ["atomic_output", "script_logging", "progress", "KNOWN_ERRORS"]
+
+#: Exceptions that mean bad input, not a bug (fmeasure's dataset and config errors are
+#: ValueErrors, as are the input checks of fmeasure and scikit-learn): a failing script prints
+#: their one-line message, and the traceback goes to its log only.
+KNOWN_ERRORS = (ValueError, FileNotFoundError)
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +69,9 @@ def atomic_output(path, suffix: str | None = None):
 def script_logging(snakemake, level=logging.INFO) -> logging.Logger:
     """Route logging and warnings of a Snakemake ``script:`` to its first ``log:`` file.
 
-    Returns the logger named after the rule. Uncaught exceptions are logged too, so the log
-    says why a job failed.
+    Returns the logger named after the rule. Uncaught exceptions are logged with their traceback,
+    so the log says why a job failed; for bad input (:data:`KNOWN_ERRORS`) the terminal gets one
+    line naming the rule and the culprit, without a traceback.
     """
     log_path = snakemake.log[0] if len(snakemake.log) else None
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
@@ -83,6 +89,11 @@ def script_logging(snakemake, level=logging.INFO) -> logging.Logger:
 
     def _excepthook(kind, value, tb):
         logger.error("job failed", exc_info=(kind, value, tb))
+        if issubclass(kind, KNOWN_ERRORS):
+            # Bad input (a dataset, a config value, an argument): its one-line message names the
+            # culprit; the traceback is in the log only.
+            print(f"Error in {snakemake.rule}: {value}", file=sys.stderr)
+            return
         sys.__excepthook__(kind, value, tb)
 
     sys.excepthook = _excepthook

@@ -4,7 +4,8 @@ import os
 import sys
 
 try:
-    from fmeasure.experiments.config import as_list, lp_surrogates, select_datasets, used_fits
+    from fmeasure.experiments.config import (as_list, content_entry, exit_on_config_error, lp_surrogates,
+                                             select_datasets, used_fits)
 except ImportError as _exc:
     raise ImportError(
         f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
@@ -20,7 +21,7 @@ REPORT_CAPTIONS = os.path.join(workflow.basedir, "workflow", "report")
 REPORT_NOTES = os.path.join(workflow.basedir, "docs")
 DATA_DIR = config["data"]["dir"]
 STAGES = as_list(config["stages"], "stages")
-DATASETS, SKIPPED_DATASETS = select_datasets(config)
+DATASETS, SKIPPED_DATASETS = exit_on_config_error(select_datasets, config)
 for _message in SKIPPED_DATASETS:
     print(f"WARNING: skipping {_message}", file=sys.stderr)
 
@@ -51,20 +52,23 @@ def get_report_notes():
 
 
 def get_catalog_entry(wildcards):
-    return config["catalog"][wildcards.dataset]
+    """What decides a parsed dataset (files' names and sha256, format, counts, options), not
+    where its files come from: changing mirrors or URLs reruns nothing."""
+    return content_entry(config, wildcards.dataset)
 
 
-def get_file_spec(wildcards):
-    """The catalog's spec (name, sha256, url) of one raw file of a dataset."""
+def get_file_sha256(wildcards):
+    """The sha256 of one raw file: its identity. Mirrors, URLs and timeouts are read by the
+    fetch script at run time, so that changing them reruns nothing."""
     entry = config["catalog"][wildcards.dataset]
     for spec in entry["files"].values():
         if spec["name"] == wildcards.filename:
-            return spec
+            return spec["sha256"]
     raise ValueError(f"catalog entry {wildcards.dataset!r} lists no file {wildcards.filename!r}")
 
 
-def get_mirror_subdir(wildcards):
-    return config["catalog"][wildcards.dataset].get("mirror_dir", wildcards.dataset)
+def get_table1_catalog(wildcards=None):
+    return {d: content_entry(config, d) for d in DATASETS}
 
 
 def get_raw_files(wildcards):

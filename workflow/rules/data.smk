@@ -14,10 +14,7 @@ rule fetch_dataset_file:
     output:
         f"{DATA_DIR}/raw/{{dataset}}/{{filename}}",
     params:
-        spec=get_file_spec,
-        subdir=get_mirror_subdir,
-        mirrors=config["data"]["mirrors"],
-        timeout=config["data"]["download_timeout"],
+        sha256=get_file_sha256,
     log:
         "logs/data/fetch_{dataset}_{filename}.log",
     conda:
@@ -48,7 +45,7 @@ rule table1:
         csv=report("results/tables/table1.csv", caption="../report/table1.rst", category="Data"),
         md="results/tables/table1.md",
     params:
-        catalog=config["catalog"],
+        catalog=get_table1_catalog,
     log:
         "logs/data/table1.log",
     conda:

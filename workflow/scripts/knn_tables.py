@@ -4,15 +4,18 @@ from pathlib import Path
 
 import pandas as pd
 
+from fmeasure.datasets import describe_empty_label_sets
 from fmeasure.experiments.knn import write_tables
 from fmeasure.io import script_logging
 
 log = script_logging(snakemake)  # noqa: F821
 out, params = snakemake.output, snakemake.params  # noqa: F821
 results = pd.concat([pd.read_csv(p) for p in snakemake.input], ignore_index=True)  # noqa: F821
+empty = results.groupby("dataset", sort=False)[["n_test_empty", "n_test"]].first()
 settings = (
     f"Settings of this run: scaling={params.knn['scaling']}, ties={params.knn['ties']}, "
-    f"mm_half={params.knn['mm_half']}, Jaccard(empty, empty)={params.jaccard_empty:g}."
+    f"mm_half={params.knn['mm_half']}, Jaccard(empty, empty)={params.jaccard_empty:g}. "
+    + describe_empty_label_sets({d: tuple(r) for d, r in empty.iterrows()}, params.jaccard_empty)
 )
 captions = {
     n: " ".join((Path(params.captions) / f"knn_{n}.rst").read_text().split()) + " " + settings

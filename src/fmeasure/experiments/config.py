@@ -6,18 +6,32 @@
 * :func:`select_datasets` checks the selected names against the catalog and which datasets can
   actually be had (mirror, local copy or URL), so a missing dataset is a clear message before any
   job runs, never a crash deep inside one.
+* :func:`check_config` validates the merged configuration against ``config/schema.yaml`` and
+  reports the first problem in one line naming the key (with the closest valid key for a typo);
+  :func:`exit_on_config_error` turns that into a one-line exit for the Snakefile.
+* :func:`content_entry` is the part of a catalog entry that decides a parsed dataset's content
+  (file names and checksums, format, counts, options), without where the files come from, so that
+  changing mirrors or URLs reruns nothing.
 """
 
 from __future__ import annotations
 
+import difflib
 import logging
+import sys
 
 from fmeasure.datasets import availability
 from fmeasure.theory import SURROGATES
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ConfigError", "ALIASES", "apply_aliases", "as_list", "select_datasets", "lp_surrogates", "model_chunks", "used_fits"]
+__all__ = ["ConfigError", "ALIASES", "apply_aliases", "as_list", "select_datasets", "check_config",
+           "exit_on_config_error", "content_entry", "lp_surrogates", "model_chunks", "used_fits"]
+
+#: Keys of a catalog entry that say where its files come from, not what they are.
+SOURCE_KEYS = ("homepage", "mirror_dir")
+#: Keys of a catalog file spec that say where it comes from.
+FILE_SOURCE_KEYS = ("url",)
 
 
 class ConfigError(ValueError):
@@ -90,7 +104,8 @@ def select_datasets(config: dict) -> tuple[list[str], list[str]]:
     data = config.get("data", {})
     available, skipped = [], []
     for name in names:
-        problem = availability(name, catalog[name], data.get("dir", "data"), data.get("mirrors", []))
+        problem = availability(name, catalog[name], data.get("dir", "data"), data.get("mirrors", []),
+                               probe_timeout=data.get("download_timeout", 30))
         if problem is None:
             available.append(name)
         elif data.get("on_missing", "skip") == "error":
@@ -132,3 +147,77 @@ def used_fits(cfg: dict) -> list[str]:
     if len(set(names)) != len(names):
         raise ValueError(f"voting.members: names must be unique, got {names}")
     return out
+
+
+def content_entry(config: dict, name: str) -> dict:
+    """Catalog entry ``name`` without its sources (URLs, homepage, mirror folder), with the
+    effective ``nominal`` mode (the entry's own, else ``data.nominal``).
+
+    Everything in it decides the parsed dataset; nothing in it changes when files move.
+    """
+    entry = {k: v for k, v in config["catalog"][name].items() if k not in SOURCE_KEYS}
+    entry["files"] = {
+        role: {k: v for k, v in spec.items() if k not in FILE_SOURCE_KEYS} for role, spec in entry["files"].items()
+    }
+    entry.setdefault("nominal", config.get("data", {}).get("nominal", "onehot"))
+    return entry
+
+
+def _schema_at(schema: dict, root: dict) -> dict:
+    ref = schema.get("$ref")
+    if ref and ref.startswith("#/"):
+        node = root
+        for part in ref[2:].split("/"):
+            node = node[part]
+        return node
+    return schema
+
+
+def _error_line(error, root_schema: dict) -> str:
+    path = ".".join(str(p) for p in error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        schema = _schema_at(error.schema, root_schema)
+        known = sorted(schema.get("properties", {}))
+        unknown = [k for k in error.instance if k not in known]
+        if known and unknown:
+            key = unknown[0]
+            full = f"{path}.{key}" if path else key
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            if close:
+                return f"config key {full!r} is unknown; did you mean {(f'{path}.' if path else '') + close[0]!r}?"
+            return f"config key {full!r} is unknown; valid keys here: {', '.join(known)}"
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        inner = min(error.context, key=lambda e: len(e.message))
+        return f"config key {path!r}: {inner.message}"
+    return f"config key {path or '(top level)'!r}: {error.message}"
+
+
+def check_config(config: dict, schema) -> None:
+    """Validate ``config`` against ``schema`` (a dict or a YAML file); raise one :class:`ConfigError`.
+
+    The message is one line naming the key: an unknown key gets the closest valid key as a
+    suggestion (``config key 'knn.neighbors' is unknown; did you mean 'knn.neighbours'?``).
+    """
+    import jsonschema
+    import yaml
+
+    if not isinstance(schema, dict):
+        with open(schema) as fh:
+            schema = yaml.safe_load(fh)
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    errors = list(validator.iter_errors(config))
+    # A key the user wrote (misspelt, wrong type) says more than one left out.
+    written = [e for e in errors if e.validator != "required"]
+    if errors:
+        raise ConfigError(_error_line(jsonschema.exceptions.best_match(written or errors), schema))
+
+
+def exit_on_config_error(func, *args, **kwargs):
+    """Call ``func``; on a :class:`ConfigError` (or a dataset error at start-up) exit with its one line."""
+    from fmeasure.datasets import DatasetError
+
+    try:
+        return func(*args, **kwargs)
+    except (ConfigError, DatasetError) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None

@@ -90,6 +90,8 @@ def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, **e
                     "search_s": t_search,
                     "inference_s": t_inf,
                     "time_s": t_search + t_inf,
+                    "n_test": Y.shape[0],
+                    "n_test_empty": int((Y.sum(axis=1) == 0).sum()),
                 }
             )
             logger.info("%s l=%d %s: F=%.2f%% in %.3f s", ds.name, l, method, rows[-1]["f"], rows[-1]["time_s"])
