@@ -599,6 +599,7 @@ class FMeasureTree(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """GFM prediction of the leaf each row reaches: int8 (n, m) (or (n,) for a 1-d fit y)."""
+        check_is_fitted(self, "feature_")
         H = self.value_[self.apply(X)]
         return H[:, 0] if self._y_1d else H
 
@@ -669,7 +670,7 @@ def _fit_one(params, X, Y, binned, Z, smax, seed, bootstrap):
     return tree, mult
 
 
-class _SubBinned:
+class _SubBinned(_Binned):
     """View of a :class:`_Binned` on a row subset (bootstrap rows may repeat)."""
 
     def __init__(self, binned, rows):
@@ -770,6 +771,7 @@ class BaggedFMeasureTrees(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimato
 
         ``prediction`` overrides the estimator's ``prediction`` for this call.
         """
+        check_is_fitted(self, "estimators_")
         how = self.prediction if prediction is None else prediction
         if how not in ("pooled", "vote"):
             raise ValueError(f"prediction: expected 'pooled' or 'vote', got {how!r}")
