@@ -228,18 +228,22 @@ class _Binned:
         return sub.data.astype(np.int64) - 1, pos
 
 
-def gfm_values(C, m, smax):
+def gfm_values(C, m, smax, columns=None):
     """Best mean F (the GFM value only) of many groups of examples given by count vectors.
 
     The split search's fast path: the same value as :func:`gfm_from_counts` (which returns the
-    maximiser too), computed on the labels and counts that occur in the batch, without input
-    validation (counts are exact). ``E_k`` is the sum of the k largest entries of column k of
-    Delta (sizes k above the number of occurring labels cannot win).
+    maximiser too), computed on the labels and counts that occur, without input validation
+    (counts are exact). ``E_k`` is the sum of the k largest entries of column k of Delta (sizes
+    k above the number of occurring labels cannot win).
 
     Parameters
     ----------
-    C : ndarray of shape (k, m * smax + 2)
+    C : ndarray of shape (k, w + 2)
+        Count vectors: w (label, count) columns, then the empty count and the example count.
     m, smax : int
+    columns : ndarray of shape (w,), optional
+        Flat index ``label * smax + count - 1`` of each of the w columns (default: all
+        ``m * smax`` of them in order, as :func:`label_contributions` makes them).
 
     Returns
     -------
@@ -248,14 +252,17 @@ def gfm_values(C, m, smax):
     C = np.asarray(C, dtype=np.float64)
     k = C.shape[0]
     n = C[:, -1]
-    best = C[:, m * smax].copy()  # the empty prediction: [y = 0] counted
-    A = C[:, : m * smax].reshape(k, m, smax)
-    used = C[:, : m * smax].sum(axis=0).reshape(m, smax) > 0  # counts are non-negative
-    rows = np.flatnonzero(used.any(axis=1))
-    cols = np.flatnonzero(used.any(axis=0))
-    if len(rows) and len(cols):
-        A = A[:, rows][:, :, : cols[-1] + 1]
-        r, S = len(rows), cols[-1] + 1
+    best = C[:, -2].copy()  # the empty prediction: [y = 0] counted
+    w = C.shape[1] - 2
+    columns = np.arange(m * smax) if columns is None else np.asarray(columns)
+    used = C[:, :w].sum(axis=0) > 0  # counts are non-negative
+    columns = columns[used]
+    if len(columns):
+        labels, li = np.unique(columns // smax, return_inverse=True)
+        size = columns % smax
+        r, S = len(labels), int(size.max()) + 1
+        A = np.zeros((k, r, S))
+        A[:, li, size] = C[:, :w][:, used]
         s = np.arange(1, S + 1, dtype=np.float64)[:, None]
         W = 2.0 / (s + np.arange(1, r + 1, dtype=np.float64)[None, :])  # (S, sizes k = 1..r)
         DT = np.einsum("sk,grs->gkr", W, A, optimize=True)  # Delta^T: [group, size k, label]
@@ -319,6 +326,10 @@ def _left_counts(H, occ, feat, total, binned, min_samples_leaf):
 def _scan(binned, Znode, total, gbin, pos, m, smax, min_samples_leaf, features):
     """Best split of a node: (Q, feature, global bin) or None. ``features``: allowed attributes."""
     n_node = total[-1]
+    # only the (label, count) columns that occur in the node
+    cols = np.flatnonzero(total[: m * smax] > 0)
+    keep = np.r_[cols, m * smax, m * smax + 1]
+    Znode, total = Znode[:, keep], total[keep]
     Zd = Znode.toarray() if sp.issparse(Znode) else Znode
     occ, feat, Hs = _node_histogram(binned, Zd, gbin, pos, features)
     best = None
@@ -329,7 +340,7 @@ def _scan(binned, Znode, total, gbin, pos, m, smax, min_samples_leaf, features):
             continue
         Lc = L[cand]
         nl = nL[cand]
-        Q = (nl * gfm_values(Lc, m, smax) + (n_node - nl) * gfm_values(total[None, :] - Lc, m, smax)) / n_node
+        Q = (nl * gfm_values(Lc, m, smax, cols) + (n_node - nl) * gfm_values(total[None, :] - Lc, m, smax, cols)) / n_node
         i = int(np.argmax(Q >= Q.max() - TIE_TOL))
         if best is None or Q[i] > best[0] + TIE_TOL:
             best = (float(Q[i]), int(feat[b0 + cand[i]]), int(occ[b0 + cand[i]]))
