@@ -26,6 +26,7 @@ STAGE_TITLES = {
     "knn": "Instance-based learning (Tables 2 and 3)",
     "pcc": "Probabilistic classifier chains (Table 4, Figure 5)",
     "parametric": "Parametric plug-in models: BR, LFP, EFP (Table 5)",
+    "trees": "F-measure decision trees and their bagging (Section 7.1.2, beyond the paper)",
 }
 
 COUNTS = ["n_train", "n_test", "m", "d"]
