@@ -243,3 +243,20 @@ def test_trees_docstring_examples():
     res = doctest.testmod(importlib.import_module("fmeasure.learners.trees"),
                           optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.failed == 0 and res.attempted > 0
+
+
+def test_trees_bound_pruning_keeps_the_exact_search(monkeypatch):
+    # Q computed at every candidate (COARSE = 1) and with the bound-pruned search grow the same tree
+    import fmeasure.learners.trees as trees_mod
+
+    rng = np.random.default_rng(12)
+    X = np.round(rng.random((400, 6)), 2)
+    Y = (rng.random((400, 5)) < 0.3).astype(np.int8)
+    Y[X[:, 1] > 0.6, 2] = 1
+    pruned = FMeasureTree(min_samples_leaf=3, max_bins=None).fit(X, Y)
+    monkeypatch.setattr(trees_mod, "COARSE", 1)
+    full = FMeasureTree(min_samples_leaf=3, max_bins=None).fit(X, Y)
+    np.testing.assert_array_equal(pruned.feature_, full.feature_)
+    np.testing.assert_array_equal(pruned.threshold_, full.threshold_)
+    np.testing.assert_array_equal(pruned.value_, full.value_)
+    assert len(full.feature_) > 5
