@@ -76,7 +76,7 @@ def _as_input(X, sparse_density):
 
 
 def run_trees(ds, model, *, n_estimators=50, predictions=("pooled", "vote"), max_depth=None,
-              min_samples_leaf=5, max_bins=255, min_gain=0.0, max_features=None, bootstrap=True,
+              min_samples_leaf=5, max_bins=255, min_gain=0.0, max_features="sqrt", bootstrap=True,
               sparse_density=0.1, seed=0, n_jobs=1, jaccard_empty=1.0):
     """Fit one model family on ``ds``'s training set and score every prediction on its test set.
 
@@ -88,8 +88,11 @@ def run_trees(ds, model, *, n_estimators=50, predictions=("pooled", "vote"), max
         Trees in the bag and in the forest.
     predictions : list of {"pooled", "vote"}
         Predictions of the bag to score.
-    max_depth, min_samples_leaf, max_features, bootstrap
+    max_depth, min_samples_leaf, bootstrap
         Shared by the F-trees and the forest's trees (so that the split criterion is the difference).
+    max_features : None, "sqrt", int or float
+        Attributes searched per split in the ensembles (the bag and the forest alike); the
+        single F-tree always searches all of them.
     max_bins, min_gain
         Of the F-trees (see :class:`~fmeasure.learners.FMeasureTree`).
     sparse_density : float
@@ -122,7 +125,7 @@ def run_trees(ds, model, *, n_estimators=50, predictions=("pooled", "vote"), max
         raise ValueError(f"predictions: expected a non-empty subset of ['pooled', 'vote'], got {list(predictions)}")
     Xtr, Xte = _as_input(ds.X_train, sparse_density), _as_input(ds.X_test, sparse_density)
     Ytr = np.asarray(ds.Y_train, dtype=np.int8)
-    shared = dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf, max_features=max_features)
+    shared = dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf)
     rows = []
     if model == "tree":
         est, t_fit = _timed(lambda: FMeasureTree(max_bins=max_bins, min_gain=min_gain, random_state=seed,
@@ -133,7 +136,7 @@ def run_trees(ds, model, *, n_estimators=50, predictions=("pooled", "vote"), max
     elif model == "bag":
         est, t_fit = _timed(lambda: BaggedFMeasureTrees(
             n_estimators=n_estimators, bootstrap=bootstrap, max_bins=max_bins, min_gain=min_gain,
-            n_jobs=n_jobs, random_state=seed, **shared).fit(Xtr, Ytr))
+            max_features=max_features, n_jobs=n_jobs, random_state=seed, **shared).fit(Xtr, Ytr))
         for how in predictions:
             H, t_inf = _timed(lambda: est.predict(Xte, prediction=how))
             rows.append(_row(ds, f"F-bag {how}", H, t_fit, t_inf, jaccard_empty))
@@ -141,7 +144,7 @@ def run_trees(ds, model, *, n_estimators=50, predictions=("pooled", "vote"), max
         from sklearn.ensemble import RandomForestClassifier
 
         forest = RandomForestClassifier(n_estimators=n_estimators, bootstrap=bootstrap, n_jobs=n_jobs,
-                                        random_state=seed, **shared)
+                                        max_features=max_features, random_state=seed, **shared)
         forest, t_fit = _timed(lambda: forest.fit(Xtr, Ytr))
         H, t_inf = _timed(lambda: forest.predict(Xte))
         rows.append(_row(ds, "RF MM", H.astype(np.int8), t_fit, t_inf, jaccard_empty))
