@@ -116,6 +116,7 @@ def main():
     ap.add_argument("--skip-bags", action="store_true")
     ap.add_argument("--skip-enron", action="store_true")
     ap.add_argument("--skip-scan", action="store_true")
+    ap.add_argument("--bag-max-features", default="sqrt,none", help="comma-separated: sqrt, none (all)")
     args = ap.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
@@ -137,7 +138,7 @@ def main():
         tree, t, c = timed_cpu(lambda: FMeasureTree(**params).fit(Xs, Ys))
         print(f"{name}: one F-tree in {t:.2f} s wall, {c:.2f} s CPU ({len(tree.feature_)} nodes, depth {tree.depth_.max()})")
         if not args.skip_bags:
-            for mf in (None, "sqrt"):
+            for mf in [None if v == "none" else v for v in args.bag_max_features.split(",")]:
                 bag, t = timed(lambda: BaggedFMeasureTrees(n_estimators=args.trees, n_jobs=args.jobs, random_state=0,
                                                            max_features=mf, **params).fit(Xs, Ys))
                 print(f"{name}: bag of {args.trees} F-trees (max_features={mf}), {args.jobs} processes, in {t:.1f} s")
