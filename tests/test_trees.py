@@ -10,8 +10,13 @@ from sklearn.utils.estimator_checks import estimator_checks_generator
 from fmeasure.estimation import p_matrix
 from fmeasure.inference import brute_force, gfm_from_p
 from fmeasure.learners import BaggedFMeasureTrees, FMeasureTree
-from fmeasure.learners.trees import (gfm_from_counts, gfm_values, label_contributions, pooled_leaf_gfm,
-                                     split_statistics)
+from fmeasure.learners.trees import (
+    gfm_from_counts,
+    gfm_values,
+    label_contributions,
+    pooled_leaf_gfm,
+    split_statistics,
+)
 from fmeasure.metrics import f_measure
 
 

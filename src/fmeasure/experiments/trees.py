@@ -30,7 +30,7 @@ from fmeasure import metrics
 from fmeasure.learners.trees import BaggedFMeasureTrees, FMeasureTree, pooled_leaf_gfm
 from fmeasure.tables import best_mask, write_table
 
-__all__ = ["MODELS", "COLUMNS", "run_trees", "write_trees_table"]
+__all__ = ["COLUMNS", "MODELS", "run_trees", "write_trees_table"]
 
 logger = logging.getLogger(__name__)
 

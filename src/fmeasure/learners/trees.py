@@ -48,14 +48,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from fmeasure import inference, metrics
 
 __all__ = [
-    "FMeasureTree",
     "BaggedFMeasureTrees",
-    "label_contributions",
+    "FMeasureTree",
     "bin_edges",
-    "split_statistics",
     "gfm_from_counts",
     "gfm_values",
+    "label_contributions",
     "pooled_leaf_gfm",
+    "split_statistics",
 ]
 
 #: Q values closer than this are ties (the earlier candidate wins); also the margin by which a
