@@ -19,6 +19,7 @@ STAGE_TITLES = {
     "pcc": "Probabilistic classifier chains (Table 4, Figure 5)",
     "parametric": "Parametric plug-in models: BR, LFP, EFP (Table 5)",
     "voting": "The JRS 2012 voting ensemble (Table 7)",
+    "trees": "F-measure decision trees and their bagging (Section 7.1.2, beyond the paper)",
 }
 
 #: Tables longer than this are linked from the report, not printed in it.

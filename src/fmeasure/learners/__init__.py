@@ -5,6 +5,8 @@
 - ``BinaryRelevance`` (:mod:`.parametric`): one tuned logistic model per label (marginals);
 - ``LFP`` (:mod:`.parametric`): BR's marginals with Ye et al.'s F-optimal dynamic program;
 - ``EFP`` (:mod:`.parametric`): P and P(y = 0) estimated directly (multinomial models), then GFM;
+- ``FMeasureTree``, ``BaggedFMeasureTrees`` (:mod:`.trees`): decision trees that split and predict
+  for the F-measure (GFM in the leaves), and their bagging (Section 7.1.2);
 - ``VotingEnsemble`` (:mod:`.voting`): a vote over fitted members with the threshold chosen on a
   validation split (the JRS 2012 ensemble of Section 7.3).
 
@@ -19,6 +21,8 @@ _EXPORTS = {
     "LFP": "parametric",
     "EFP": "parametric",
     "VotingEnsemble": "voting",
+    "FMeasureTree": "trees",
+    "BaggedFMeasureTrees": "trees",
 }
 
 __all__ = list(_EXPORTS)

@@ -1,0 +1,59 @@
+# F-measure decision trees and their bagging (Section 7.1.2; beyond the paper, which reports no
+# numbers): one job per (dataset, model family) fits and scores it with in-process times; one
+# light rule gathers every dataset into ftrees.{csv,md}.
+
+STAGE_TARGETS["trees"] = [
+    "results/tables/ftrees.csv",
+    "results/tables/ftrees.md",
+]
+
+localrules:
+    trees_all,
+    trees_table,
+
+
+rule trees_run:
+    input:
+        get_parsed,
+    output:
+        "results/trees/{dataset}/{model}.csv",
+    params:
+        trees=config["trees"],
+        jaccard_empty=config["metrics"]["jaccard_empty"],
+    wildcard_constraints:
+        model="tree|bag|forest",
+    threads: config["trees"]["threads"]
+    resources:
+        mem_mb=config["trees"]["mem_mb"],
+        runtime=config["trees"]["runtime_min"],
+    log:
+        "logs/trees/run_{dataset}/{model}.log",
+    benchmark:
+        "results/benchmarks/trees/run_{dataset}/{model}.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/trees_run.py"
+
+
+rule trees_table:
+    input:
+        expand("results/trees/{dataset}/{model}.csv", dataset=DATASETS, model=config["trees"]["models"]),
+    output:
+        csv=report("results/tables/ftrees.csv", caption="../report/trees_table.rst", category="Trees (beyond the paper)"),
+        md="results/tables/ftrees.md",
+    params:
+        captions=REPORT_CAPTIONS,
+        trees=config["trees"],
+        jaccard_empty=config["metrics"]["jaccard_empty"],
+    log:
+        "logs/trees/table.log",
+    conda:
+        ENV
+    script:
+        "../scripts/trees_table.py"
+
+
+rule trees_all:
+    input:
+        STAGE_TARGETS["trees"],
