@@ -10,7 +10,9 @@ Every function accepts one instance or a batch and returns ``(h, value)``: ``h``
   exact expectations under label independence;
 * ``categorical(p)`` -- probabilities of the single-label vectors (Theorem 4.4);
 * ``joint_mode``, ``threshold_marginals``, ``brute_force``, ``expected_f`` -- an explicit
-  distribution given by support vectors and probabilities.
+  distribution given by support vectors and probabilities;
+* ``loss_augmented(scores, y)`` -- label scores and true vectors: the most violating vector of a
+  structured SVM with loss 1 - F (``value`` is score + loss, not an expected F).
 
 Ties are broken deterministically: the smaller prediction first (the empty one before any
 other), then the lowest label index.
@@ -19,7 +21,8 @@ other), then the lowest label index.
 from .general import gfm, gfm_from_p, gfm_from_samples
 from .independence import expected_f_independent, fm, jansche, lewis, marginal_modes
 from .joint import brute_force, categorical, expected_f, joint_mode, threshold_marginals
+from .structured import loss_augmented
 
 __all__ = ["gfm", "gfm_from_p", "gfm_from_samples", "fm", "jansche", "lewis", "marginal_modes", "joint_mode",
            "threshold_marginals", "categorical", "brute_force", "expected_f",
-           "expected_f_independent"]
+           "expected_f_independent", "loss_augmented"]
