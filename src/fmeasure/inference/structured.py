@@ -12,9 +12,9 @@ on h only through its size k and the number a of true labels it contains; for fi
 score part is largest with the a best-scoring true labels and the k - a best-scoring false ones.
 So the maximum is over the (s_y + 1) x (m - s_y + 1) pairs (a, b = k - a), with prefix sums of
 the sorted scores; h = 0 is the pair (0, 0), of value 1 if y != 0 and 0 if y = 0. A batch is
-processed in numpy, examples grouped by their number of true labels s_y so that each group
-evaluates exactly its own grid (no padding): the work is sum_n (s_n + 1)(m - s_n + 1), small for
-sparse label vectors.
+processed in numpy, examples grouped by their number of true labels s_y (small groups of
+close s_y share one padded grid): the work is about sum_n (s_n + 1)(m - s_n + 1), small for sparse label
+vectors.
 
 Ties are broken as in the rest of :mod:`fmeasure.inference`: the smaller prediction first (the
 empty one before any other), then, among predictions of equal size, the one with fewer true
@@ -44,41 +44,69 @@ def _check(scores, y):
     return s, yy.astype(bool)
 
 
-def _group(S, Y, s):
-    """Exact loss-augmented argmax for a group of rows that all have s true labels."""
+def _solve(S, Y, counts):
+    """Exact loss-augmented argmax for rows with counts[n] true labels each.
+
+    The (a, b) grid spans a <= max(counts), b <= m - min(counts); pairs beyond a row's own
+    s_n true or m - s_n false labels are excluded (-inf). Called on groups of rows whose counts
+    are equal or close, so the padding stays small.
+    """
     n, m = S.shape
-    nf = m - s
+    s_lo, s_hi = int(counts.min()), int(counts.max())
+    na, nb = s_hi + 1, m - s_lo + 1
     # Stable sort, descending: among equal scores the lowest label index comes first.
-    key_true = np.where(Y, -S, np.inf)
-    key_false = np.where(Y, np.inf, -S)
-    order_t = np.argsort(key_true, axis=1, kind="stable")[:, :s]
-    order_f = np.argsort(key_false, axis=1, kind="stable")[:, :nf]
+    order_t = np.argsort(np.where(Y, -S, np.inf), axis=1, kind="stable")[:, :s_hi]
+    order_f = np.argsort(np.where(Y, np.inf, -S), axis=1, kind="stable")[:, :m - s_lo]
     rows = np.arange(n)[:, None]
-    T = np.zeros((n, s + 1))
+    T = np.zeros((n, na))
     np.cumsum(S[rows, order_t], axis=1, out=T[:, 1:])
-    Fz = np.zeros((n, nf + 1))
+    Fz = np.zeros((n, nb))
     np.cumsum(S[rows, order_f], axis=1, out=Fz[:, 1:])
-    a = np.arange(s + 1)[:, None]
-    b = np.arange(nf + 1)[None, :]
-    k = a + b
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f = np.where(k + s == 0, 1.0, 2.0 * a / np.maximum(s + k, 1))
-    V = T[:, :, None] + Fz[:, None, :] + (1.0 - f)[None]  # (n, s + 1, nf + 1)
+    a = np.arange(na)
+    b = np.arange(nb)
+    cnt = counts[:, None]
+    if s_lo != s_hi:
+        T[a[None, :] > cnt] = -np.inf
+        Fz[b[None, :] > m - cnt] = -np.inf
+    k = a[:, None] + b[None, :]                                  # (na, nb)
+    s_all = np.arange(s_lo, s_hi + 1)[:, None, None]
+    denom = s_all + k[None]                                      # (distinct s, na, nb)
+    loss = 1.0 - np.where(denom == 0, 1.0, 2.0 * a[None, :, None] / np.maximum(denom, 1))
+    loss = loss[0] if s_lo == s_hi else loss[counts - s_lo]
+    V = T[:, :, None] + Fz[:, None, :] + loss                    # (n, na, nb)
     flat = V.reshape(n, -1)
     best = flat.max(axis=1)
-    # Among (near-)ties: smallest k, then smallest a (flattened order is a-major, so add k first).
-    rank = (k * (s + 1) + a).ravel().astype(float)
+    # Among (near-)ties: smallest k, then smallest a.
+    rank = (k * na + a[:, None]).ravel().astype(float)
     cand = np.where(flat >= best[:, None] - _TIE_ATOL * np.maximum(1.0, np.abs(best[:, None])), rank[None], np.inf)
     idx = np.argmin(cand, axis=1)
-    a_best, b_best = np.divmod(idx, nf + 1)
+    a_best, b_best = np.divmod(idx, nb)
     H = np.zeros((n, m), dtype=np.int8)
-    if s:
-        take_t = np.arange(s)[None, :] < a_best[:, None]
+    if s_hi:
+        take_t = np.arange(s_hi)[None, :] < a_best[:, None]
         H[np.broadcast_to(rows, order_t.shape)[take_t], order_t[take_t]] = 1
-    if nf:
-        take_f = np.arange(nf)[None, :] < b_best[:, None]
+    if m - s_lo:
+        take_f = np.arange(m - s_lo)[None, :] < b_best[:, None]
         H[np.broadcast_to(rows, order_f.shape)[take_f], order_f[take_f]] = 1
     return H, flat[np.arange(n), idx]
+
+
+def _groups(counts, m):
+    """Split the distinct label counts into runs whose padded grid wastes at most a small constant
+    number of cells over the exact ones: small batches take one numpy call, large ones no waste."""
+    values, freq = np.unique(counts, return_counts=True)
+    out, start = [], 0
+    for end in range(1, len(values) + 1):
+        if end == len(values):
+            out.append(values[start:end])
+            break
+        lo, hi = values[start], values[end]
+        exact = int(np.sum(freq[start:end + 1] * (values[start:end + 1] + 1) * (m - values[start:end + 1] + 1)))
+        padded = int(freq[start:end + 1].sum() * (hi + 1) * (m - lo + 1))
+        if padded > exact + 20000:
+            out.append(values[start:end])
+            start = end
+    return out
 
 
 def loss_augmented(scores, y):
@@ -116,9 +144,13 @@ def loss_augmented(scores, y):
     H = np.zeros((n, m), dtype=np.int8)
     value = np.zeros(n)
     counts = Y.sum(axis=1)
-    for s in np.unique(counts):
-        rows = np.flatnonzero(counts == s)
-        H[rows], value[rows] = _group(S[rows], Y[rows], int(s))
+    groups = _groups(counts, m)
+    if len(groups) == 1:
+        H, value = _solve(S, Y, counts)
+    else:
+        for g in groups:
+            rows = np.flatnonzero((counts >= g[0]) & (counts <= g[-1]))
+            H[rows], value[rows] = _solve(S[rows], Y[rows], counts[rows])
     if single:
         return H[0], float(value[0])
     return H, value

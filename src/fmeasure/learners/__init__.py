@@ -1,6 +1,6 @@
 """scikit-learn-style multi-label learners whose predictions maximise the instance-wise F-measure."""
 
-__all__ = ["KNeighborsFMeasure", "f_measure_scorer"]
+__all__ = ["KNeighborsFMeasure", "f_measure_scorer", "FMeasureSSVM"]
 
 
 def __getattr__(name):
@@ -9,4 +9,8 @@ def __getattr__(name):
         from fmeasure.learners import knn
 
         return getattr(knn, name)
+    if name == "FMeasureSSVM":
+        from fmeasure.learners import ssvm
+
+        return ssvm.FMeasureSSVM
     raise AttributeError(f"module 'fmeasure.learners' has no attribute {name!r}")
