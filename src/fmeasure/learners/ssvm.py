@@ -42,7 +42,7 @@ Example
 >>> from fmeasure.learners import FMeasureSSVM
 >>> rng = np.random.default_rng(0)
 >>> X = rng.normal(size=(200, 4)); Y = (X[:, :3] > 0).astype(np.int8)
->>> model = FMeasureSSVM(Cs=(10.0,)).fit(X, Y)
+>>> model = FMeasureSSVM(Cs=(100.0,)).fit(X, Y)
 >>> from fmeasure.metrics import f_measure
 >>> bool(f_measure(Y, model.predict(X)).mean() > 0.95), model.coef_.shape
 (True, (3, 4))
