@@ -1,0 +1,1 @@
+"""The paper's stages, one module per rule file."""
