@@ -19,6 +19,7 @@ include: "workflow/rules/simulations.smk"
 include: "workflow/rules/knn.smk"
 include: "workflow/rules/pcc.smk"
 include: "workflow/rules/parametric.smk"
+include: "workflow/rules/structured.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -26,6 +26,7 @@ STAGE_TITLES = {
     "knn": "Instance-based learning (Tables 2 and 3)",
     "pcc": "Probabilistic classifier chains (Table 4, Figure 5)",
     "parametric": "Parametric plug-in models: BR, LFP, EFP (Table 5)",
+    "structured": "All methods and RML, the F-measure structured SVM (Table 6)",
 }
 
 COUNTS = ["n_train", "n_test", "m", "d"]

@@ -108,3 +108,9 @@ def get_parametric_records(wildcards=None):
     """One fit+predict record per (dataset, learner) of the parametric stage."""
     learners = as_list(config["parametric"]["learners"], "parametric.learners")
     return [f"results/parametric/{d}/{lrn}.json" for d in DATASETS for lrn in learners]
+
+
+# ---- structured (Table 6)
+def get_structured_rml_rows(wildcards=None):
+    """One RML row (fit, test F, times) per dataset."""
+    return [f"results/structured/{d}/rml.csv" for d in DATASETS]
