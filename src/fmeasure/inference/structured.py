@@ -11,7 +11,9 @@ and every solver step, the most violating label vector
 on h only through its size k and the number a of true labels it contains; for fixed (a, k) the
 score part is largest with the a best-scoring true labels and the k - a best-scoring false ones.
 So the maximum is over the (s_y + 1) x (m - s_y + 1) pairs (a, b = k - a), with prefix sums of
-the sorted scores; h = 0 is the pair (0, 0), of value 1 if y != 0 and 0 if y = 0. A batch is
+the sorted scores; h = 0 is the pair (0, 0), of value 1 if y != 0 and 0 if y = 0. For fixed a the
+value is concave in b, so the best b is a count of positive marginal gains (one comparison per
+pair) and the best a is chosen among s_y + 1 candidates. A batch is
 processed in numpy, examples grouped by their number of true labels s_y (small groups of
 close s_y share one padded grid): the work is about sum_n (s_n + 1)(m - s_n + 1), small for sparse label
 vectors.
@@ -44,51 +46,65 @@ def _check(scores, y):
     return s, yy.astype(bool)
 
 
-def _solve(S, Y, counts):
+def _loss_table(s_lo, s_hi, na, nb):
+    """L[s - s_lo, a, b] = 1 - F for s true labels and a prediction with a true and b false ones."""
+    s = np.arange(s_lo, s_hi + 1)[:, None, None]
+    a = np.arange(na)[None, :, None]
+    k = a + np.arange(nb + 1)[None, None, :]
+    denom = s + k
+    return 1.0 - np.where(denom == 0, 1.0, 2.0 * a / np.maximum(denom, 1))
+
+
+def _solve(S, Y, order, counts):
     """Exact loss-augmented argmax for rows with counts[n] true labels each.
 
-    The (a, b) grid spans a <= max(counts), b <= m - min(counts); pairs beyond a row's own
-    s_n true or m - s_n false labels are excluded (-inf). Called on groups of rows whose counts
-    are equal or close, so the padding stays small.
+    ``order`` sorts each row's scores in descending order (stable). For a fixed number a of true
+    labels, the value T[a] + Fz[b] + L[a, b] is concave in b (sorted false scores decrease and
+    the increments of the loss L decrease), so the best b is the number of false labels whose
+    marginal gain is positive; then the best a is found among s + 1 candidates. Rows whose a or b
+    would exceed their own counts are excluded (-inf), so groups of rows with close counts can
+    share one padded grid.
     """
     n, m = S.shape
     s_lo, s_hi = int(counts.min()), int(counts.max())
-    na, nb = s_hi + 1, m - s_lo + 1
-    # Stable sort, descending: among equal scores the lowest label index comes first.
-    order_t = np.argsort(np.where(Y, -S, np.inf), axis=1, kind="stable")[:, :s_hi]
-    order_f = np.argsort(np.where(Y, np.inf, -S), axis=1, kind="stable")[:, :m - s_lo]
+    na, nb = s_hi + 1, m - s_lo
     rows = np.arange(n)[:, None]
+    # True labels first, false ones after, each in descending order of score (lowest index first on ties).
+    split = np.argsort(~Y[rows, order], axis=1, kind="stable")
+    pos = order[rows, split]
+    pos_t = pos[:, :s_hi]
+    cols_f = np.minimum(counts[:, None] + np.arange(nb)[None, :], m - 1)
+    pos_f = pos[rows, cols_f]
     T = np.zeros((n, na))
-    np.cumsum(S[rows, order_t], axis=1, out=T[:, 1:])
-    Fz = np.zeros((n, nb))
-    np.cumsum(S[rows, order_f], axis=1, out=Fz[:, 1:])
-    a = np.arange(na)
-    b = np.arange(nb)
-    cnt = counts[:, None]
+    np.cumsum(S[rows, pos_t], axis=1, out=T[:, 1:])
+    f_sorted = S[rows, pos_f]
     if s_lo != s_hi:
-        T[a[None, :] > cnt] = -np.inf
-        Fz[b[None, :] > m - cnt] = -np.inf
-    k = a[:, None] + b[None, :]                                  # (na, nb)
-    s_all = np.arange(s_lo, s_hi + 1)[:, None, None]
-    denom = s_all + k[None]                                      # (distinct s, na, nb)
-    loss = 1.0 - np.where(denom == 0, 1.0, 2.0 * a[None, :, None] / np.maximum(denom, 1))
-    loss = loss[0] if s_lo == s_hi else loss[counts - s_lo]
-    V = T[:, :, None] + Fz[:, None, :] + loss                    # (n, na, nb)
-    flat = V.reshape(n, -1)
-    best = flat.max(axis=1)
-    # Among (near-)ties: smallest k, then smallest a.
-    rank = (k * na + a[:, None]).ravel().astype(float)
-    cand = np.where(flat >= best[:, None] - _TIE_ATOL * np.maximum(1.0, np.abs(best[:, None])), rank[None], np.inf)
-    idx = np.argmin(cand, axis=1)
-    a_best, b_best = np.divmod(idx, nb)
+        T[np.arange(na)[None, :] > counts[:, None]] = -np.inf
+        f_sorted[np.arange(nb)[None, :] >= (m - counts)[:, None]] = -np.inf
+    Fz = np.zeros((n, nb + 1))
+    np.cumsum(f_sorted, axis=1, out=Fz[:, 1:])
+    L = _loss_table(s_lo, s_hi, na, nb)                          # (distinct s, na, nb + 1)
+    dL = np.diff(L, axis=2)                                      # loss increments, decreasing in b
+    dL = dL[0][None] if s_lo == s_hi else dL[counts - s_lo]
+    gain = f_sorted[:, None, :] + dL                             # (n, na, nb)
+    b_best = np.count_nonzero(gain > _TIE_ATOL, axis=2)          # (n, na): smallest best b per a
+    Lrow = L[0][None] if s_lo == s_hi else L[counts - s_lo]
+    a_idx = np.arange(na)[None, :]
+    value = T + Fz[rows, b_best] + np.broadcast_to(Lrow, (n, na, nb + 1))[rows, a_idx, b_best]
+    best = value.max(axis=1)
+    # Among (near-)ties: smallest k = a + b, then smallest a.
+    rank = (a_idx + b_best) * na + a_idx
+    cand = np.where(value >= best[:, None] - _TIE_ATOL * np.maximum(1.0, np.abs(best[:, None])), rank, np.iinfo(np.int64).max)
+    a_best = np.argmin(cand, axis=1)
+    b_sel = b_best[np.arange(n), a_best]
     H = np.zeros((n, m), dtype=np.int8)
     if s_hi:
         take_t = np.arange(s_hi)[None, :] < a_best[:, None]
-        H[np.broadcast_to(rows, order_t.shape)[take_t], order_t[take_t]] = 1
-    if m - s_lo:
-        take_f = np.arange(m - s_lo)[None, :] < b_best[:, None]
-        H[np.broadcast_to(rows, order_f.shape)[take_f], order_f[take_f]] = 1
-    return H, flat[np.arange(n), idx]
+        H[np.broadcast_to(rows, pos_t.shape)[take_t], pos_t[take_t]] = 1
+    if nb:
+        take_f = np.arange(nb)[None, :] < b_sel[:, None]
+        H[np.broadcast_to(rows, pos_f.shape)[take_f], pos_f[take_f]] = 1
+    return H, value[np.arange(n), a_best]
 
 
 def _groups(counts, m):
@@ -144,13 +160,14 @@ def loss_augmented(scores, y):
     H = np.zeros((n, m), dtype=np.int8)
     value = np.zeros(n)
     counts = Y.sum(axis=1)
+    order = np.argsort(-S, axis=1, kind="stable")
     groups = _groups(counts, m)
     if len(groups) == 1:
-        H, value = _solve(S, Y, counts)
+        H, value = _solve(S, Y, order, counts)
     else:
         for g in groups:
             rows = np.flatnonzero((counts >= g[0]) & (counts <= g[-1]))
-            H[rows], value[rows] = _solve(S[rows], Y[rows], counts[rows])
+            H[rows], value[rows] = _solve(S[rows], Y[rows], order[rows], counts[rows])
     if single:
         return H[0], float(value[0])
     return H, value
