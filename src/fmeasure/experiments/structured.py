@@ -179,7 +179,7 @@ CAPTION = (
     "1 - F), test sets: instance-wise F-measure (%), training time (s; tuning included; none for "
     "the instance-based methods) and inference time (s; the whole test set). IB at its best "
     "number of neighbours l, PCC at its best number of samples n (Tables 2-5 and Figure 5 of this "
-    "run, not refitted); RML's C chosen by 5-fold CV on F. Wall clock on a shared 2-core machine "
+    "run, not refitted); RML's C chosen by cross-validation on F, then refitted. Wall clock on a shared 2-core machine "
     "(the paper: 8 cores, Java and C++). The paper's values beside ours; the best of the paper's "
     "methods per dataset in bold (ours and, separately, the paper's)."
 )
