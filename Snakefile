@@ -32,6 +32,7 @@ include: "workflow/rules/pcc.smk"
 include: "workflow/rules/parametric.smk"
 include: "workflow/rules/voting.smk"
 include: "workflow/rules/trees.smk"
+include: "workflow/rules/structured.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -125,3 +125,18 @@ def get_voting_scores(wildcards=None):
 
 def get_voting_curves(wildcards=None):
     return [f"results/voting/{d}/curve.csv" for d in DATASETS]
+
+
+# ---- structured (Table 6)
+def get_structured_rml_rows(wildcards=None):
+    """One RML row (fit, test F, times) per dataset."""
+    return [f"results/structured/{d}/rml.csv" for d in DATASETS]
+
+
+def get_structured_extra_rows(wildcards=None):
+    """Rows appended to Table 6 "beyond the paper": the config's files, and the F-measure trees
+    when their stage is enabled."""
+    extra = list(config["structured"]["extra_rows"])
+    if "trees" in STAGES and "results/tables/ftrees.csv" not in extra:
+        extra.append("results/tables/ftrees.csv")
+    return extra

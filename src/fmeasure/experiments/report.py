@@ -20,6 +20,7 @@ STAGE_TITLES = {
     "parametric": "Parametric plug-in models: BR, LFP, EFP (Table 5)",
     "voting": "The JRS 2012 voting ensemble (Table 7)",
     "trees": "F-measure decision trees and their bagging (Section 7.1.2, beyond the paper)",
+    "structured": "All methods and RML, the F-measure structured SVM (Table 6)",
 }
 
 #: Tables longer than this are linked from the report, not printed in it.

@@ -13,6 +13,8 @@ Every function accepts one instance or a batch and returns ``(h, value)``: ``h``
   distribution given by support vectors and probabilities;
 * ``from_samples(Ys, methods)`` -- MM, JM, FM and GFM from a sample of label vectors per
   instance: the one dispatch behind kNN, PCC and the simulations.
+* ``loss_augmented(scores, y)`` -- label scores and true vectors: the most violating vector of a
+  structured SVM with loss 1 - F (``value`` is score + loss, not an expected F).
 
 Ties are broken deterministically: the smaller prediction first (the empty one before any
 other), then the lowest label index.
@@ -22,7 +24,8 @@ from .general import gfm, gfm_from_p, gfm_from_samples
 from .independence import expected_f_independent, fm, jansche, lewis, marginal_modes
 from .joint import brute_force, categorical, expected_f, joint_mode, threshold_marginals
 from .samples import METHOD_LABELS, SAMPLE_METHODS, from_samples
+from .structured import loss_augmented
 
 __all__ = ["gfm", "gfm_from_p", "gfm_from_samples", "fm", "jansche", "lewis", "marginal_modes", "joint_mode",
            "threshold_marginals", "categorical", "brute_force", "expected_f",
-           "expected_f_independent", "from_samples", "SAMPLE_METHODS", "METHOD_LABELS"]
+           "expected_f_independent", "from_samples", "SAMPLE_METHODS", "METHOD_LABELS", "loss_augmented"]

@@ -7,6 +7,8 @@
 - ``EFP`` (:mod:`.parametric`): P and P(y = 0) estimated directly (multinomial models), then GFM;
 - ``FMeasureTree``, ``BaggedFMeasureTrees`` (:mod:`.trees`): decision trees that split and predict
   for the F-measure (GFM in the leaves), and their bagging (Section 7.1.2);
+- ``FMeasureSSVM`` (:mod:`.ssvm`): a linear structured SVM trained for the F-measure (the
+  paper's RML, Section 7.2.4), with exact loss-augmented inference;
 - ``VotingEnsemble`` (:mod:`.voting`): a vote over fitted members with the threshold chosen on a
   validation split (the JRS 2012 ensemble of Section 7.3).
 
@@ -20,6 +22,7 @@ _EXPORTS = {
     "BinaryRelevance": "parametric",
     "LFP": "parametric",
     "EFP": "parametric",
+    "FMeasureSSVM": "ssvm",
     "VotingEnsemble": "voting",
     "FMeasureTree": "trees",
     "BaggedFMeasureTrees": "trees",

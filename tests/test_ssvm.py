@@ -1,0 +1,161 @@
+"""The F-measure structured SVM (RML): solver certificates, learning behaviour and scikit-learn API."""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.utils.estimator_checks import estimator_checks_generator
+
+from fmeasure.learners import FMeasureSSVM
+from fmeasure.learners.parametric import LFP
+from fmeasure.learners.ssvm import bcfw
+from fmeasure.metrics import f_measure
+
+
+def _f(y, h):
+    tp, sy, sh = int(np.sum(y * h)), int(np.sum(y)), int(np.sum(h))
+    return 1.0 if sy + sh == 0 else 2.0 * tp / (sy + sh)
+
+
+def _toy(n=150, d=4, m=3, seed=0, noise=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    B = rng.normal(size=(d, m))
+    Y = (X @ B + noise * rng.normal(size=(n, m)) > 0.3).astype(np.int8)
+    return np.hstack([X, np.ones((n, 1))]), Y
+
+
+def test_ssvm_primal_dual_against_brute_force():
+    """The reported primal is 1/2 lam ||W||^2 + mean of the structured hinge taken over all 2^m
+    vectors; W is the dual's X'A / (lam n); dual = mean(ell) - 1/2 lam ||W||^2 <= primal."""
+    Xa, Y = _toy(n=60, m=4)
+    C = 3.0
+    res = bcfw(Xa, Y, C, tol=1e-6, max_iter=7, batch_size=5, random_state=0)
+    lam, n = 1.0 / C, Xa.shape[0]
+    W = res["W"]
+    np.testing.assert_allclose(W, Xa.T @ res["A"] / (lam * n), atol=1e-10)
+    S = Xa @ W
+    hinge = []
+    for s, y in zip(S, Y):
+        best = max(float(np.array(h) @ s) + 1 - _f(y, np.array(h)) for h in itertools.product([0, 1], repeat=4))
+        hinge.append(best - float(s @ y))
+    reg = 0.5 * lam * float(np.sum(W * W))
+    assert res["primal"] == pytest.approx(reg + np.mean(hinge), abs=1e-10)
+    assert res["dual"] == pytest.approx(np.mean(res["ell"]) - reg, abs=1e-10)
+    assert res["gap"] == pytest.approx(res["primal"] - res["dual"]) and res["gap"] >= 0
+    # each a_n is a convex combination of y_n - h: its entries lie between y - 1 and y
+    assert np.all(res["A"] <= Y + 1e-12) and np.all(res["A"] >= Y - 1 - 1e-12)
+
+
+@pytest.mark.parametrize("batch_size", [1, 7, 64])
+def test_ssvm_dual_objective_never_decreases(batch_size):
+    Xa, Y = _toy(n=120, m=5, seed=batch_size)
+    res = bcfw(Xa, Y, 10.0, tol=1e-9, max_iter=15, batch_size=batch_size, random_state=1)
+    d = np.diff(res["dual_history"])
+    assert np.all(d >= -1e-12), d.min()
+    assert res["stopped_by"] == "max_iter" and res["n_iter"] == 15
+    assert res["gap_history"][-1] < res["gap_history"][0]
+
+
+def test_ssvm_stops_on_gap_below_tolerance():
+    Xa, Y = _toy(n=100, m=3, seed=3)
+    res = bcfw(Xa, Y, 1.0, tol=1e-3, max_iter=1000, batch_size=4, random_state=0)
+    assert res["stopped_by"] == "tol" and res["gap"] <= 1e-3 and res["n_iter"] < 1000
+    model = FMeasureSSVM(Cs=(1.0,), tol=1e-3).fit(Xa[:, :-1], Y)
+    assert model.stopped_by_ == "tol" and model.duality_gap_ <= 1e-3
+    capped = FMeasureSSVM(Cs=(1000.0,), tol=1e-8, max_iter=2).fit(Xa[:, :-1], Y)
+    assert capped.stopped_by_ == "max_iter" and capped.n_iter_ == 2 and capped.duality_gap_ > 1e-8
+
+
+def test_ssvm_warm_start_reaches_same_optimum():
+    Xa, Y = _toy(n=80, m=3, seed=5)
+    tol = 1e-5
+    cold = bcfw(Xa, Y, 5.0, tol=tol, max_iter=5000, batch_size=4, random_state=0)
+    first = bcfw(Xa, Y, 0.5, tol=tol, max_iter=5000, batch_size=4, random_state=0)
+    warm = bcfw(Xa, Y, 5.0, tol=tol, max_iter=5000, batch_size=4, random_state=0, init=(first["A"], first["ell"]))
+    assert cold["stopped_by"] == warm["stopped_by"] == "tol"
+    assert abs(cold["primal"] - warm["primal"]) <= 2 * tol
+    # strong convexity (lam = 1 / C): ||w - w*||^2 <= 2 gap / lam for each, so the two are close
+    assert np.sqrt(np.sum((cold["W"] - warm["W"]) ** 2)) <= 2 * np.sqrt(2 * tol * 5.0) + 1e-12
+
+
+def test_ssvm_linear_labels_reach_training_f_one():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    B = rng.normal(size=(5, 3))
+    Z = X @ B
+    keep = np.all(np.abs(Z) > 0.3, axis=1)  # a margin around every label's hyperplane
+    X, Y = X[keep], (Z[keep] > 0).astype(np.int8)
+    model = FMeasureSSVM(Cs=(1e4,), tol=1e-4, max_iter=2000, random_state=0).fit(X, Y)
+    assert np.mean(f_measure(Y, model.predict(X))) == 1.0
+
+
+def test_ssvm_independent_labels_close_to_lfp():
+    """Labels drawn independently given x from logistic models: LFP (marginals + Ye et al.'s FM) is
+    F-optimal for the true model; RML, tuned by CV like it, must come within 2 points of F."""
+    rng = np.random.default_rng(11)
+    n, d, m = 1500, 6, 5
+    B = rng.normal(scale=1.5, size=(d, m))
+    c = rng.normal(loc=-0.8, size=m)
+    X = rng.normal(size=(n, d))
+    P = 1 / (1 + np.exp(-(X @ B + c)))
+    Y = (rng.random((n, m)) < P).astype(np.int8)
+    tr, te = slice(0, 1000), slice(1000, None)
+    Cs = (0.1, 1.0, 10.0, 100.0)
+    lfp = LFP(Cs=Cs, cv=3, random_state=0).fit(X[tr], Y[tr])
+    rml = FMeasureSSVM(Cs=Cs, cv=3, random_state=0, max_iter=300).fit(X[tr], Y[tr])
+    f_lfp = 100 * np.mean(f_measure(Y[te], lfp.predict(X[te])))
+    f_rml = 100 * np.mean(f_measure(Y[te], rml.predict(X[te])))
+    assert abs(f_rml - f_lfp) <= 2.0, (f_rml, f_lfp)
+
+
+def test_ssvm_sparse_input_equals_dense():
+    Xa, Y = _toy(n=90, d=6, m=3, seed=2)
+    X = np.where(np.abs(Xa[:, :-1]) > 0.8, Xa[:, :-1], 0.0)
+    dense = FMeasureSSVM(Cs=(1.0,), standardize=False).fit(X, Y)
+    sparse = FMeasureSSVM(Cs=(1.0,), standardize=False).fit(sp.csr_matrix(X), Y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, atol=1e-10)
+    np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(X)), dense.decision_function(X), atol=1e-10)
+
+
+def test_ssvm_cv_picks_best_mean_f_and_refits():
+    Xa, Y = _toy(n=120, m=3, seed=4)
+    model = FMeasureSSVM(Cs=(1e-3, 1.0, 10.0), cv=3, random_state=0).fit(Xa[:, :-1], Y)
+    assert model.cv_scores_.shape == (3,)
+    assert model.C_ == (1e-3, 1.0, 10.0)[int(np.argmax(model.cv_scores_))]
+    assert model.coef_.shape == (3, 4) and model.intercept_.shape == (3,)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"Cs": ()}, "Cs"), ({"Cs": (-1.0,)}, "Cs"), ({"cv": 1}, "cv"), ({"tol": 0}, "tol"),
+    ({"max_iter": 0}, "max_iter"), ({"batch_size": 2.5}, "batch_size"),
+])
+def test_ssvm_rejects_bad_parameters(kw, match):
+    Xa, Y = _toy(n=20)
+    with pytest.raises(ValueError, match=match):
+        FMeasureSSVM(**kw).fit(Xa, Y)
+
+
+def test_ssvm_rejects_non_binary_targets():
+    Xa, Y = _toy(n=20)
+    with pytest.raises(ValueError, match="binary"):
+        FMeasureSSVM(Cs=(1.0,)).fit(Xa, Y * 2)
+
+
+# scikit-learn's API checks that apply to a multilabel-only estimator (as for KNeighborsFMeasure:
+# the left-out checks feed multiclass or non-0/1 targets, rejected by test_ssvm_rejects_non_binary_targets).
+NOT_APPLICABLE = {
+    "check_classifiers_train", "check_classifiers_classes", "check_supervised_y_2d", "check_estimators_dtypes",
+    "check_classifier_data_not_an_array", "check_fit2d_1feature", "check_array_api_input",
+}
+API_CHECKS = [
+    pytest.param(est, check, id=str(getattr(check, "func", check).__name__) + f"-{i}")
+    for i, (est, check) in enumerate(estimator_checks_generator(FMeasureSSVM(Cs=(1.0,), max_iter=20), legacy=True))
+    if getattr(check, "func", check).__name__ not in NOT_APPLICABLE
+]
+
+
+@pytest.mark.parametrize("estimator, check", API_CHECKS)
+def test_ssvm_sklearn_api(estimator, check):
+    check(estimator)

@@ -1,0 +1,87 @@
+"""Loss-augmented inference (fmeasure.inference.loss_augmented) against brute force over {0,1}^m."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from fmeasure.inference import loss_augmented
+
+
+def _f(y, h):
+    """Instance-wise F by its definition, F(0, 0) = 1 (paper eq. 1)."""
+    tp, sy, sh = int(np.sum(y * h)), int(np.sum(y)), int(np.sum(h))
+    return 1.0 if sy + sh == 0 else 2.0 * tp / (sy + sh)
+
+
+def _brute(scores, y):
+    """All maximizers over the 2^m vectors, and the maximum."""
+    m = len(scores)
+    vals = []
+    for bits in itertools.product([0, 1], repeat=m):
+        h = np.array(bits)
+        vals.append((float(h @ scores) + 1.0 - _f(y, h), h))
+    best = max(v for v, _ in vals)
+    return best, [h for v, h in vals if v >= best - 1e-12]
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 8, 10])
+def test_loss_augmented_equals_brute_force_random(m):
+    rng = np.random.default_rng(m)
+    for _ in range(40 if m < 10 else 8):
+        scores = rng.normal(scale=rng.choice([0.05, 0.5, 2.0]), size=m)
+        y = (rng.random(m) < rng.choice([0.0, 0.2, 0.5, 0.9])).astype(int)
+        best, argmaxes = _brute(scores, y)
+        h, v = loss_augmented(scores, y)
+        assert h.dtype == np.int8 and h.shape == (m,)
+        assert v == pytest.approx(best, abs=1e-12)
+        assert float(h @ scores) + 1 - _f(y, h) == pytest.approx(best, abs=1e-12)
+        if len(argmaxes) == 1:
+            np.testing.assert_array_equal(h, argmaxes[0])
+
+
+@pytest.mark.parametrize("m", [3, 6, 9])
+def test_loss_augmented_ties_and_zero_vector(m):
+    """Scores on a coarse grid make many ties; y = 0 rows included. The result must attain the
+    brute-force maximum, be the empty vector when that is a maximizer, else a smallest maximizer."""
+    rng = np.random.default_rng(100 + m)
+    S = rng.choice([-1.0, -0.5, 0.0, 0.5], size=(60, m))
+    Y = (rng.random((60, m)) < 0.3).astype(int)
+    Y[:10] = 0
+    H, V = loss_augmented(S, Y)
+    assert H.shape == (60, m) and V.shape == (60,)
+    for s, y, h, v in zip(S, Y, H, V):
+        best, argmaxes = _brute(s, y)
+        assert v == pytest.approx(best, abs=1e-12)
+        assert float(h @ s) + 1 - _f(y, h) == pytest.approx(best, abs=1e-12)
+        assert h.sum() == min(a.sum() for a in argmaxes)
+
+
+def test_loss_augmented_y_zero_values():
+    # y = 0: h = 0 has value 0; a single label j has value s_j + 1 (F = 0).
+    h, v = loss_augmented([-2.0, -0.5, -3.0], [0, 0, 0])
+    assert h.tolist() == [0, 1, 0] and v == pytest.approx(0.5)
+    h, v = loss_augmented([-2.0, -1.5, -3.0], [0, 0, 0])
+    assert h.tolist() == [0, 0, 0] and v == 0.0
+
+
+def test_loss_augmented_batch_equals_rows():
+    rng = np.random.default_rng(7)
+    S = rng.normal(size=(200, 12))
+    Y = (rng.random((200, 12)) < 0.25).astype(np.int8)
+    H, V = loss_augmented(S, Y)
+    for i in range(0, 200, 17):
+        h, v = loss_augmented(S[i], Y[i])
+        np.testing.assert_array_equal(H[i], h)
+        assert V[i] == pytest.approx(v)
+
+
+@pytest.mark.parametrize("scores, y, match", [
+    (np.zeros((2, 2, 2)), np.zeros((2, 2, 2)), "scores"),
+    (np.zeros(3), np.zeros(4), "y"),
+    (np.zeros(3), np.array([0, 2, 1]), "y"),
+    (np.array([0.0, np.nan]), np.zeros(2), "scores"),
+])
+def test_loss_augmented_rejects_bad_input(scores, y, match):
+    with pytest.raises(ValueError, match=match):
+        loss_augmented(scores, y)
