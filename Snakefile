@@ -29,6 +29,7 @@ include: "workflow/rules/simulations.smk"
 include: "workflow/rules/knn.smk"
 include: "workflow/rules/pcc.smk"
 include: "workflow/rules/parametric.smk"
+include: "workflow/rules/ablations.smk"
 include: "workflow/rules/report.smk"
 
 
