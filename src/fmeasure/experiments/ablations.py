@@ -39,7 +39,7 @@ from fmeasure.io import atomic_output
 from fmeasure.metrics import MEASURE_TITLES, MEASURES
 from fmeasure.tables import write_table
 
-__all__ = ["STAGE_TABLES", "setting_config", "needs_refit", "run_setting", "find_deviations",
+__all__ = ["STAGE_TABLES", "setting_config", "needs_refit", "setting_datasets", "run_setting", "find_deviations",
            "run_ablations", "write_ablations", "FINDINGS_COLUMNS"]
 
 log = logging.getLogger(__name__)
