@@ -10,6 +10,8 @@ from fmeasure.experiments.ablations import (FINDINGS_COLUMNS, find_deviations, n
 SETTINGS = {
     "never_empty": {"stage": "parametric", "methods": ["LFP"], "overrides": {"lfp_allow_empty": False},
                     "reading": "LFP never empty", "default": "LFP may be empty", "default_because": "eq. 1 allows it."},
+    "wild": {"stage": "parametric", "methods": ["LFP"], "overrides": {"standardize": False},
+             "reading": "LFP wild", "default": "LFP tame", "default_because": "wild breaks Hamming."},
     "f1": {"stage": "parametric", "overrides": {"scoring": "f1"}, "reading": "C by CV F1",
            "default": "C by log loss", "default_because": "the paper says log loss."},
     "samples": {"stage": "pcc", "methods": ["MM", "FM", "GFM"], "overrides": {"table4": {"n_samples": 10}},
@@ -56,7 +58,9 @@ def _runs():
     pcc = pd.DataFrame({"setting": ["samples"] * 2, "dataset": ["scene"] * 2, "method": ["MM", "JM"],
                         "hamming": [10.0, 10.4], "subset01": [45.0, 30.0], "f": [67.0, 71.0], "jaccard": [60, 69],
                         "f_se": [1.0, 1.0], "subset01_se": [1.4, 1.4]})
-    return [par, pcc]
+    wild = pd.DataFrame({"setting": ["wild"], "dataset": ["scene"], "method": ["LFP"], "hamming": [20.0],
+                         "f": [74.3], "f_se": [0.9]})
+    return [par, pcc, wild]
 
 
 def test_ablations_closest_reading_and_within():
@@ -64,10 +68,12 @@ def test_ablations_closest_reading_and_within():
     t = t.set_index(["table", "dataset", "method", "measure"])
     lfp = t.loc[("table5", "scene", "LFP", "f")]
     assert lfp["never_empty"] == 74.1 and lfp["f1"] == 70.0 and np.isnan(lfp["samples"])
-    assert lfp["closest"] == "never_empty" and lfp["within"] and lfp["se"] == 1.1
-    assert lfp["closest_diff"] == pytest.approx(74.1 - 74.38)
+    # wild is closest on F but moves Hamming from 0.18 to 7.82 points off: never_empty explains the cell
+    assert lfp["closest"] == "wild" and lfp["within"] and lfp["se"] == 0.9 and lfp["closest_breaks"] == "hamming"
+    assert lfp["closest_diff"] == pytest.approx(74.3 - 74.38)
+    assert lfp["explained_by"] == "never_empty" and lfp["explained"]
     br = t.loc[("table5", "scene", "BR", "f")]  # never_empty does not apply to BR
-    assert np.isnan(br["never_empty"]) and br["closest"] == "f1" and not br["within"]
+    assert np.isnan(br["never_empty"]) and br["closest"] == "f1" and not br["within"] and not br["explained"]
     enron = t.loc[("table5", "enron", "LFP", "hamming")]  # nothing was run on enron
     assert enron["closest"] == "default" and enron["tried"] == "" and not enron["within"]
     mm = t.loc[("table4", "scene", "MM", "f")]  # the setting moves MM further off: default stays closest
@@ -85,17 +91,18 @@ def test_ablations_sentences_and_findings(tmp_path):
     by_id = findings.set_index("claim_id")
     assert by_id.loc["ablation-table5-scene-lfp-f", "verdict"] == "explained"
     assert by_id.loc["ablation-table5-scene-br-f", "verdict"] == "not explained"
-    assert by_id.loc["ablation-table5-scene-lfp-f", "margin"] == pytest.approx(-0.28)
+    assert by_id.loc["ablation-table5-scene-lfp-f", "margin"] == pytest.approx(-0.28)  # the explaining reading
     summary = paths[2].read_text().splitlines()
     lfp = [s for s in summary if "scene, LFP, F-measure" in s][0]
-    assert "74.38" in lfp and "66.88" in lfp and "LFP never empty (74.10" in lfp and "reproduces it" in lfp
-    assert "eq. 1 allows it." in lfp
+    assert "74.38" in lfp and "66.88" in lfp and "LFP wild (74.30" in lfp and "moves Hamming loss" in lfp
+    assert "LFP never empty (74.10, -0.28) reproduces the cell" in lfp and "eq. 1 allows it." in lfp
+    assert "Also within 2 points" not in lfp  # f1 (70.00) is not within
     enron = [s for s in summary if "enron, LFP" in s][0]
     assert "No configured reading applies" in enron
     mm = [s for s in summary if "Table 4, scene, MM" in s][0]
     assert "No reading tried comes closer" in mm and "10 samples (67.00)" in mm
     md = paths[1].read_text()
-    assert "never_empty" in md and "| 74.10 |" in md
+    assert "never_empty" in md and "| 74.10 |" in md and "| 74.30 |" in md
     csv = pd.read_csv(paths[0])
     assert {"paper", "default", "never_empty", "f1", "samples", "closest", "within"} <= set(csv.columns)
 
