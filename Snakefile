@@ -33,6 +33,7 @@ include: "workflow/rules/parametric.smk"
 include: "workflow/rules/voting.smk"
 include: "workflow/rules/trees.smk"
 include: "workflow/rules/structured.smk"
+include: "workflow/rules/ablations.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -120,3 +120,57 @@ def test_fit_logistic_cv_csr_path_is_the_dense_path(monkeypatch):
     dense = fit_logistic_cv(X, y, Cs=(1e-2, 1.0, 1e2), cv=4, random_state=2)
     np.testing.assert_allclose(fast.cv_log_loss_, dense.cv_log_loss_, rtol=1e-9)
     np.testing.assert_allclose(fast.predict_proba(X), dense.predict_proba(X), atol=1e-9)
+
+
+def _brute_force_cv_scores(X, y, Cs, score, seed, cv=5):
+    """Mean validation score per C, each fold fitted from scratch (no warm start)."""
+    folds = list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(X, y))
+    out = []
+    for C in Cs:
+        vals = []
+        for tr, te in folds:
+            m = LogisticRegression(C=C, max_iter=5000, tol=1e-10).fit(X[tr], y[tr])
+            vals.append(score(y[te], m.predict_proba(X[te])))
+        out.append(np.mean(vals))
+    return np.array(out)
+
+
+def test_fit_logistic_cv_scoring_f1_picks_the_brute_force_f1_choice():
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 5))
+    y = (X @ rng.normal(size=5) + rng.normal(scale=2.0, size=400) > 2.5).astype(int)  # rare positives
+    Cs = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
+    ref = _brute_force_cv_scores(X, y, Cs, lambda t, p: f1_score(t, (p[:, 1] >= 0.5).astype(int),
+                                                               zero_division=0.0), seed=2)
+    by_f1 = fit_logistic_cv(X, y, Cs=Cs, cv=5, random_state=2, scoring="f1", tol=1e-10)
+    by_loss = fit_logistic_cv(X, y, Cs=Cs, cv=5, random_state=2, tol=1e-10)
+    np.testing.assert_allclose(-by_f1.cv_loss_, ref, atol=1e-9)
+    assert by_f1.C_ == Cs[int(np.argmax(ref))]
+    assert np.isnan(by_f1.cv_log_loss_).all() and np.isfinite(by_loss.cv_log_loss_).all()
+    # on these rare positives the smallest C predicts no positive at all (F1 = 0): F1 avoids it
+    assert ref[0] == 0.0 and by_f1.C_ > Cs[0]
+
+
+def test_fit_logistic_cv_scoring_callable_sees_original_labels():
+    X, y01 = _data(n=250, seed=4)
+    y = np.where(y01 == 1, 5, 3)
+    seen = []
+
+    def accuracy(y_true, proba):
+        seen.append(set(np.unique(y_true)))
+        return float(np.mean(np.array([3, 5])[np.argmax(proba, axis=1)] == y_true))
+
+    Cs = (1e-3, 1e-1, 10.0)
+    model = fit_logistic_cv(X, y, Cs=Cs, cv=5, random_state=1, scoring=accuracy, tol=1e-10)
+    ref = _brute_force_cv_scores(X, y, Cs, accuracy, seed=1)
+    assert all(s <= {3, 5} for s in seen)
+    np.testing.assert_allclose(-model.cv_loss_, ref, atol=1e-9)
+    assert model.C_ == Cs[int(np.argmax(ref))]
+
+
+def test_fit_logistic_cv_rejects_unknown_scoring():
+    X, y = _data(n=50)
+    with pytest.raises(ValueError, match="scoring"):
+        fit_logistic_cv(X, y, Cs=(1.0,), cv=3, scoring="auc")

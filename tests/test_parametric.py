@@ -170,3 +170,48 @@ def test_bad_input_is_rejected():
         EFP(Cs=(-1.0,)).fit(X, Y)
     with pytest.raises(ValueError, match="features"):
         BinaryRelevance(Cs=(1.0,), cv=2).fit(X, Y).predict(np.zeros((3, 5)))
+
+
+# ---------------------------------------------------------------- options used by the ablations
+
+
+def _sparse_labels_data(seed=0, n=300, m=4):
+    """Rare labels: many instances whose LFP prediction is empty."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    Y = (X @ rng.normal(size=(3, m)) + rng.normal(size=(n, m)) > 1.8).astype(np.int8)
+    return X, Y
+
+
+def test_lfp_without_empty_never_predicts_empty_and_agrees_elsewhere():
+    X, Y = _sparse_labels_data()
+    lfp = LFP(Cs=[1.0], cv=3).fit(X, Y)
+    strict = clone(lfp).set_params(allow_empty=False).fit(X, Y)
+    H, Hs = lfp.predict(X), strict.predict(X)
+    empty = H.sum(axis=1) == 0
+    assert empty.sum() > 20  # the case the option is about does occur
+    assert (Hs.sum(axis=1) > 0).all()
+    np.testing.assert_array_equal(Hs[~empty], H[~empty])
+    # where LFP predicts nothing, the strict variant predicts the best non-empty h by brute force
+    # over all 2^m - 1 non-empty vectors under independence of the (same) marginals
+    P = strict.predict_marginals(X)
+    m = Y.shape[1]
+    cands = [np.array(h) for h in itertools.product((0, 1), repeat=m) if any(h)]
+    for i in np.flatnonzero(empty)[:15]:
+        def ef(h, p=P[i]):
+            return sum(np.prod([p[j] if y[j] else 1 - p[j] for j in range(m)]) * _f(y, h)
+                       for y in itertools.product((0, 1), repeat=m))
+        best = max(ef(h) for h in cands)
+        assert ef(Hs[i]) == pytest.approx(best, abs=1e-12)
+
+
+@pytest.mark.parametrize("cls", [BinaryRelevance, LFP, EFP])
+def test_scoring_option_reaches_every_model(cls):
+    X, Y = _sparse_labels_data(seed=1, n=200, m=3)
+    model = cls(Cs=[0.01, 1.0], cv=3, scoring="f1").fit(X, Y)
+    fitted = list(model.estimators_) + ([model.zero_model_] if cls is EFP else [])
+    for est in fitted:
+        if est is not None and len(est.classes_) > 1:
+            assert np.isnan(est.cv_log_loss_).all() and np.isfinite(est.cv_loss_).all()
+    with pytest.raises(ValueError, match="scoring"):
+        cls(Cs=[1.0], cv=3, scoring="nope").fit(X, Y)

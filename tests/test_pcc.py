@@ -283,3 +283,28 @@ def test_pcc_bad_input(bad):
         PCC().sample(X)
     with pytest.raises(ValueError, match="Y"):
         PCC().fit(X, [[0, 2], [1, 0]])
+
+
+def test_pcc_scoring_f1_picks_the_brute_force_f1_choice():
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 4))
+    y0 = (X[:, 0] + rng.normal(size=300) > 0).astype(np.int8)
+    y1 = (X[:, 1] + 0.5 * y0 + rng.normal(scale=1.5, size=300) > 2.0).astype(np.int8)  # rare
+    Y = np.column_stack([y0, y1])
+    Cs = [1e-3, 1e-1, 1e1]
+    pcc = PCC(Cs=Cs, cv=5, random_state=0, scoring="f1").fit(X, Y)
+    for j in range(2):
+        Xa, y = np.hstack([X, Y[:, :j]]), Y[:, j]
+        ref = []
+        for C in Cs:
+            vals = []
+            for tr, te in StratifiedKFold(5, shuffle=True, random_state=0).split(Xa, y):
+                lr = LogisticRegression(C=C, max_iter=5000, tol=1e-10).fit(Xa[tr], y[tr])
+                vals.append(f1_score(y[te], (lr.predict_proba(Xa[te])[:, 1] >= 0.5).astype(int),
+                                     zero_division=0.0))
+            ref.append(np.mean(vals))
+        assert pcc.C_[j] == Cs[int(np.argmax(ref))], (j, ref)
+    assert np.isnan(pcc.cv_log_loss_).all()
+    assert pcc.C_[1] != PCC(Cs=Cs, cv=5, random_state=0).fit(X, Y).C_[1]  # the choice differs here

@@ -140,3 +140,19 @@ def test_sigkill_of_a_running_compute_job_then_rerun_gives_the_same_tables(smoke
     assert again and set(again) <= set(first)
     for name in again:
         pd.testing.assert_frame_equal(first[name], again[name], check_exact=False, rtol=1e-12, obj=name)
+
+
+def test_smoke_run_builds_the_ablations(smoke_run):
+    res = smoke_run / "results"
+    lfp = pd.read_csv(res / "ablations" / "lfp_never_empty" / "scene-small.csv")
+    assert lfp.setting.tolist() == ["lfp_never_empty"] and lfp.method.tolist() == ["LFP"]
+    few = pd.read_csv(res / "ablations" / "pcc_samples_20" / "yeast-small.csv")
+    assert set(few.method) == {"MM", "JM", "FM", "GFM"} and set(few.n_samples) == {0, 20}
+    assert (res / "ablations" / "pcc_f1_cv" / "scene-small.csv").is_file()
+    assert not (res / "ablations" / "pcc_f1_cv" / "yeast-small.csv").exists()  # not configured for it
+    table = pd.read_csv(res / "tables" / "ablations.csv")
+    assert {"table", "dataset", "method", "measure", "paper", "default", "closest", "within"} <= set(table.columns)
+    findings = pd.read_csv(res / "findings" / "ablations.csv")
+    assert list(findings.columns) == ["claim_id", "claim", "section", "verdict", "margin", "se", "evidence", "link"]
+    assert len(findings) == len(table)  # the smoke datasets have no paper numbers: no deviations
+    assert (res / "tables" / "ablations_summary.md").read_text().startswith("# Ablations")

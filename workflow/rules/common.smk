@@ -4,8 +4,9 @@ import os
 import sys
 
 try:
-    from fmeasure.experiments.config import (as_list, content_entry, exit_on_config_error, lp_surrogates,
-                                             select_datasets, used_fits)
+    from fmeasure.experiments.config import (STAGE_TABLES, as_list, content_entry, exit_on_config_error,
+                                             lp_surrogates, needs_refit, select_datasets, setting_config,
+                                             setting_datasets, used_fits)
 except ImportError as _exc:
     raise ImportError(
         f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
@@ -140,3 +141,40 @@ def get_structured_extra_rows(wildcards=None):
     if "trees" in STAGES and "results/tables/ftrees.csv" not in extra:
         extra.append("results/tables/ftrees.csv")
     return extra
+
+
+# ---- ablations
+def get_ablation_settings(wildcards=None):
+    """The configured settings whose stage is enabled (name -> spec)."""
+    specs = config["ablations"]["settings"]
+    return {name: spec for name, spec in specs.items() if spec["stage"] in STAGES}
+
+
+def get_ablation_runs(wildcards=None):
+    """One result file per (setting, dataset) to run."""
+    return [f"results/ablations/{name}/{d}.csv" for name, spec in get_ablation_settings().items()
+            for d in setting_datasets(spec, DATASETS)]
+
+
+def get_ablation_tables(wildcards=None):
+    """This run's Table 4 and/or Table 5, for the stages enabled."""
+    return {STAGE_TABLES[s]: f"results/tables/{STAGE_TABLES[s]}.csv" for s in STAGE_TABLES if s in STAGES}
+
+
+def get_ablation_inputs(wildcards):
+    """The parsed dataset, plus the stage's fitted chain for PCC settings that need no refit."""
+    spec = config["ablations"]["settings"][wildcards.setting]
+    inputs = {"data": get_parsed(wildcards)}
+    if not needs_refit(spec):
+        inputs["model"] = f"results/pcc/{wildcards.dataset}/chain.pkl"
+        inputs["info"] = f"results/pcc/{wildcards.dataset}/fit.json"
+    return inputs
+
+
+def get_ablation_spec(wildcards):
+    return config["ablations"]["settings"][wildcards.setting]
+
+
+def get_ablation_config(wildcards):
+    """The stage config block with the setting's overrides applied."""
+    return setting_config(config, wildcards.setting)

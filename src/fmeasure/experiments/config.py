@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import copy
 import difflib
 import logging
 import sys
@@ -26,7 +27,8 @@ from fmeasure.theory import SURROGATES
 log = logging.getLogger(__name__)
 
 __all__ = ["ConfigError", "ALIASES", "apply_aliases", "as_list", "select_datasets", "check_config",
-           "exit_on_config_error", "content_entry", "lp_surrogates", "model_chunks", "used_fits"]
+           "exit_on_config_error", "content_entry", "lp_surrogates", "model_chunks", "used_fits",
+           "STAGE_TABLES", "PCC_INFERENCE_KEYS", "setting_config", "needs_refit", "setting_datasets"]
 
 #: Keys of a catalog entry that say where its files come from, not what they are.
 SOURCE_KEYS = ("homepage", "mirror_dir")
@@ -221,3 +223,57 @@ def exit_on_config_error(func, *args, **kwargs):
     except (ConfigError, DatasetError) as exc:
         print(f"Error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
+
+
+# ---- ablations: which settings run where, with which config
+
+#: The stage whose table a deviation comes from, and that table's name.
+STAGE_TABLES = {"pcc": "table4", "parametric": "table5"}
+#: PCC config keys that only change inference: settings touching only these reuse the stage's chain.
+PCC_INFERENCE_KEYS = frozenset({"table4", "chunk_size", "block_size", "exact_max_labels", "figure5",
+                                "fit_threads", "mem_mb", "runtime_min"})
+
+def _merge(base: dict, overrides: dict, where: str) -> dict:
+    """``base`` updated by ``overrides`` (nested dicts merged); an unknown key is an error."""
+    out = copy.deepcopy(base)
+    for key, value in overrides.items():
+        if key not in out:
+            raise ValueError(f"{where}: unknown key {key!r} (the stage's config has {sorted(out)})")
+        if isinstance(value, dict) and isinstance(out[key], dict):
+            out[key] = _merge(out[key], value, f"{where}.{key}")
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def setting_config(config: dict, name: str) -> dict:
+    """The stage config block of setting ``name``: ``config[stage]`` updated by its overrides.
+
+    Examples
+    --------
+    >>> cfg = {"pcc": {"Cs": [1.0], "table4": {"n_samples": 1000}},
+    ...        "ablations": {"settings": {"few": {"stage": "pcc", "overrides": {"table4": {"n_samples": 10}}}}}}
+    >>> setting_config(cfg, "few")
+    {'Cs': [1.0], 'table4': {'n_samples': 10}}
+    """
+    settings = config["ablations"]["settings"]
+    if name not in settings:
+        raise ValueError(f"ablations.settings: no setting named {name!r} (have {sorted(settings)})")
+    spec = settings[name]
+    stage = spec["stage"]
+    if stage not in STAGE_TABLES:
+        raise ValueError(f"ablations.settings.{name}.stage must be one of {sorted(STAGE_TABLES)}, got {stage!r}")
+    return _merge(config[stage], spec.get("overrides") or {}, f"ablations.settings.{name}.overrides")
+
+
+def needs_refit(spec: dict) -> bool:
+    """Whether a setting fits its own models (PCC settings that change only inference do not)."""
+    if spec["stage"] != "pcc":
+        return True
+    return not set(spec.get("overrides") or {}) <= PCC_INFERENCE_KEYS
+
+
+def setting_datasets(spec: dict, selected) -> list[str]:
+    """The selected datasets a setting runs on (all selected ones when it names none)."""
+    wanted = spec.get("datasets")
+    return list(selected) if not wanted else [d for d in selected if d in wanted]

@@ -101,13 +101,16 @@ def _fm_values(q, c=None):
     return np.ascontiguousarray(E.T)
 
 
-def fm(p):
+def fm(p, allow_empty=True):
     """F-measure maximizer under label independence: the O(m^2) DP of Ye et al. (2012).
 
     Parameters
     ----------
     p : array-like of shape (m,) or (n, m)
         Marginal probabilities P(y_i = 1).
+    allow_empty : bool, default True
+        False restricts the maximisation to non-empty predictions (k >= 1): the best top-k
+        prediction with at least one label, even where the empty one has a larger expected F.
 
     Returns
     -------
@@ -129,6 +132,8 @@ def fm(p):
     for sl in chunks(n, 8 * (2 * m + 1) * 6 + 8 * (m + 1) * (m + 1)):
         order, q = _sorted(P[sl])
         E = _fm_values(q)
+        if not allow_empty:
+            E[:, 0] = -np.inf
         k = first_max(E)
         V[sl] = E[np.arange(len(k)), k]
         H[sl] = _h_from_order(order, k, m)

@@ -64,6 +64,10 @@ class ConstantProbability:
     def cv_log_loss_(self) -> np.ndarray:
         return np.zeros(len(self.Cs_))
 
+    @property
+    def cv_loss_(self) -> np.ndarray:
+        return np.zeros(len(self.Cs_))
+
     def predict_proba(self, X) -> np.ndarray:
         return np.ones((X.shape[0], 1))
 
@@ -79,19 +83,23 @@ class TunedLogistic:
         The chosen inverse regularisation strength.
     Cs_ : ndarray
         The grid that was searched (in the order given).
+    cv_loss_ : ndarray of shape (len(Cs_),)
+        Mean cross-validated loss for each C, the quantity the chosen C minimises: log loss, or
+        minus the score given as ``scoring`` (+inf for a C that ``patience`` skipped).
     cv_log_loss_ : ndarray of shape (len(Cs_),)
-        Mean cross-validated log loss for each C (the chosen C minimises it; +inf for a C that
-        ``patience`` skipped).
+        ``cv_loss_`` when C was chosen by log loss (the default), NaN otherwise.
     coef_, intercept_ : ndarray
         As in scikit-learn: (1, d) and (1,) for two classes, (n_classes, d) and (n_classes,) otherwise.
     """
 
-    def __init__(self, model: LogisticRegression, Cs, cv_log_loss):
+    def __init__(self, model: LogisticRegression, Cs, cv_loss, scoring="log_loss"):
         self.model_ = model
         self.classes_ = model.classes_
         self.C_ = float(model.C)
         self.Cs_ = np.asarray(Cs, dtype=float)
-        self.cv_log_loss_ = np.asarray(cv_log_loss, dtype=float)
+        self.cv_loss_ = np.asarray(cv_loss, dtype=float)
+        by_log_loss = isinstance(scoring, str) and scoring == "log_loss"
+        self.cv_log_loss_ = self.cv_loss_ if by_log_loss else np.full(self.cv_loss_.shape, np.nan)
         self.coef_ = model.coef_
         self.intercept_ = model.intercept_
         self.n_features_in_ = model.n_features_in_
@@ -117,21 +125,57 @@ def _prior_start(model: LogisticRegression, y_enc: np.ndarray, n_classes: int, d
         model.intercept_ = logp - logp.mean()
 
 
-def _fold_step(model, X_tr, y_tr, X_va, y_va, C):
-    """Refit one fold's model at C (warm start) and return its validation log loss."""
+def _fold_step(model, X_tr, y_tr, X_va, y_va, C, n_classes):
+    """Refit one fold's model at C (warm start); return validation probabilities of all classes.
+
+    Columns are the encoded classes 0..n_classes-1; a class absent from the fold's training part
+    gets probability 0.
+    """
+    full = np.zeros((y_va.size, n_classes))
     if isinstance(model, int):  # the fold's training part holds a single (encoded) class
-        cols, proba = np.array([model]), np.ones((y_va.size, 1))
-    else:
-        model.set_params(C=C)
-        model.fit(X_tr, y_tr)
-        proba = model.predict_proba(X_va)
-        cols = model.classes_  # encoded classes present in this fold's training part
-    p_true = np.zeros(y_va.size)
-    hit = np.isin(y_va, cols)
-    p_true[hit] = proba[hit, np.searchsorted(cols, y_va[hit])]
+        full[:, model] = 1.0
+        return full
+    model.set_params(C=C)
+    model.fit(X_tr, y_tr)
+    full[:, model.classes_] = model.predict_proba(X_va)  # encoded classes present in this fold
+    return full
+
+
+#: Names accepted by ``fit_logistic_cv(scoring=...)`` besides a callable.
+SCORINGS = ("log_loss", "f1")
+
+
+def _log_loss(y_enc, proba):
     # a class absent from the fold's training part gets probability 0 at every C: a constant
     # penalty for this fold that does not change the ranking of C
+    p_true = proba[np.arange(y_enc.size), y_enc]
     return float(-np.mean(np.log(np.clip(p_true, _EPS, 1.0))))
+
+
+def _f1(y_enc, proba):
+    """F1 of the predicted classes: binary (class 1 predicted where its probability >= 1/2) or
+    macro-averaged over the classes (argmax) for more than two; F1 = 1 when a class is neither
+    present nor predicted (the convention F(0, 0) = 1)."""
+    K = proba.shape[1]
+    pred = (proba[:, 1] >= 0.5).astype(int) if K == 2 else np.argmax(proba, axis=1)
+    classes = [1] if K == 2 else range(K)
+    f = []
+    for c in classes:
+        tp = np.sum((pred == c) & (y_enc == c))
+        den = np.sum(pred == c) + np.sum(y_enc == c)
+        f.append(1.0 if den == 0 else 2.0 * tp / den)
+    return float(np.mean(f))
+
+
+def _fold_loss(scoring, classes):
+    """The quantity minimised over C for one fold: log loss, or minus a score."""
+    if callable(scoring):
+        return lambda y_enc, proba: -float(scoring(classes[y_enc], proba))
+    if scoring == "log_loss":
+        return _log_loss
+    if scoring == "f1":
+        return lambda y_enc, proba: -_f1(y_enc, proba)
+    raise ValueError(f"fit_logistic_cv: scoring must be one of {SCORINGS} or a callable, got {scoring!r}")
 
 
 def fit_logistic_cv(
@@ -145,8 +189,9 @@ def fit_logistic_cv(
     max_iter: int = 1000,
     tol: float = 1e-4,
     patience: int | None = None,
+    scoring="log_loss",
 ):
-    """Fit an L2 logistic regression with C chosen by k-fold cross-validated log loss.
+    """Fit an L2 logistic regression with C chosen by k-fold cross-validated log loss (or a score).
 
     The folds walk the grid from the smallest C to the largest together, each fold's lbfgs warm
     started at its solution for the previous C (the first from the log class priors, the C -> 0
@@ -175,6 +220,13 @@ def fit_logistic_cv(
         the grid once the mean CV log loss has not improved for that many consecutive C values
         (the large-C fits are the slow ones); the skipped C get ``cv_log_loss_ = inf``. Same
         choice as the full grid whenever the CV curve is unimodal.
+    scoring : {"log_loss", "f1"} or callable
+        What the cross-validation compares: ``"log_loss"`` (default, the paper: the C with the
+        smallest mean validation log loss); ``"f1"``: the largest mean validation F1 (binary: of
+        class 1 predicted where its probability is >= 1/2; more classes: macro F1 of the argmax);
+        a callable ``scoring(y_true, proba) -> float`` (larger is better; ``proba`` has one column
+        per class of ``y``, sorted): the largest mean score. ``cv_loss_`` holds the minimised
+        quantity (log loss, or minus the score) per C.
 
     Returns
     -------
@@ -201,6 +253,7 @@ def fit_logistic_cv(
     if patience is not None and (int(patience) != patience or patience < 1):
         raise ValueError(f"fit_logistic_cv: patience must be None or an integer >= 1, got {patience!r}")
     classes, y_enc, counts = np.unique(y, return_inverse=True, return_counts=True)
+    fold_loss = _fold_loss(scoring, classes)
     if classes.size == 1:
         return ConstantProbability(classes_=classes, n_features_in_=X.shape[1], Cs_=Cs)
     n_splits = int(min(cv, y.shape[0]))
@@ -236,12 +289,12 @@ def fit_logistic_cv(
         best, since, coefs = np.inf, 0, None
         for j in order:
             C = float(Cs[j])
-            jobs = [(models[f], *parts[f], C) for f in range(len(splits))]
+            jobs = [(models[f], *parts[f], C, K) for f in range(len(splits))]
             if parallel:
-                fold_losses = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_fold_step)(*a) for a in jobs)
+                probas = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_fold_step)(*a) for a in jobs)
             else:
-                fold_losses = [_fold_step(*a) for a in jobs]
-            losses[j] = float(np.mean(fold_losses))
+                probas = [_fold_step(*a) for a in jobs]
+            losses[j] = float(np.mean([fold_loss(parts[f][3], probas[f]) for f in range(len(splits))]))
             if losses[j] < best - 1e-12:
                 best, since, coefs = losses[j], 0, _mean_solution(models, K)
             else:
@@ -257,7 +310,7 @@ def fit_logistic_cv(
         final.set_params(C=float(Cs[j_best]))
         final.fit(X, y_enc)
     final.classes_ = classes  # report the original labels; columns keep their order
-    return TunedLogistic(final, Cs, losses)
+    return TunedLogistic(final, Cs, losses, scoring=scoring)
 
 
 #: Dense feature matrices with at most this fraction of nonzero entries are fitted as CSR.

@@ -94,7 +94,8 @@ def _seeds(random_state, k):
     return rng.randint(0, 2**31 - 1, size=k)
 
 
-def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience, desc="models fitted", verbose=0):
+def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience, desc="models fitted", verbose=0,
+              scoring="log_loss"):
     """Fit one tuned logistic model per target (in parallel over targets); ``rows`` selects training rows.
 
     Returns the models and the total CPU seconds spent fitting them (summed over workers).
@@ -105,7 +106,7 @@ def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience, desc="models fi
     def one(j):
         c0 = time.process_time()
         model = fit_logistic_cv(X, targets[j], Cs=list(Cs), cv=cv, random_state=int(seeds[j]), n_jobs=1,
-                                patience=patience)
+                                patience=patience, scoring=scoring)
         return model, time.process_time() - c0
 
     if n_jobs in (None, 1):
@@ -129,8 +130,9 @@ def _proba_of(model, X, cls):
 
 class _TunedLogisticBase(BaseEstimator):
     def __init__(self, Cs=DEFAULT_CS, cv=5, random_state=0, n_jobs=None, patience=None, standardize=True,
-                 verbose=0):
+                 verbose=0, scoring="log_loss"):
         self.Cs = Cs
+        self.scoring = scoring
         self.verbose = verbose
         self.cv = cv
         self.random_state = random_state
@@ -191,6 +193,9 @@ class BinaryRelevance(_TunedLogisticBase):
         Standardise dense, non-binary features first (sparse and 0/1 indicator features are used
         as they are). Not in the paper (it used Mallet's defaults); it makes lbfgs converge several
         times faster, and C is tuned anyway.
+    scoring : {"log_loss", "f1"} or callable, default "log_loss"
+        What the cross-validation of each model's C compares (the paper: log loss); see
+        :func:`fmeasure.learners.logistic.fit_logistic_cv`.
 
     Attributes
     ----------
@@ -221,7 +226,7 @@ class BinaryRelevance(_TunedLogisticBase):
         self.estimators_, self.fit_cpu_time_ = _fit_many(X, [Y[:, j] for j in range(m)], None, Cs, self.cv,
                                                          seeds, self.n_jobs, self.patience,
                                                          desc=f"{type(self).__name__}: labels fitted",
-                                                         verbose=self.verbose)
+                                                         verbose=self.verbose, scoring=self.scoring)
         logger.info("%s: fitted %d label models on %d x %d in %.2f s", type(self).__name__, m, n, X.shape[1],
                     time.perf_counter() - t0)
         self.n_labels_ = m
@@ -242,6 +247,15 @@ class LFP(BinaryRelevance):
 
     Same parameters and fitting as :class:`BinaryRelevance`; only the inference differs.
 
+    Parameters
+    ----------
+    allow_empty : bool, default True
+        Whether the empty prediction competes (Ye et al.'s maximizer, F(0, 0) = 1: predicted
+        where P(y = 0) under independence beats every top-k set). False: the best non-empty top-k
+        set is predicted instead, so every prediction carries at least one label.
+    Cs, cv, random_state, n_jobs, patience, standardize, scoring, verbose
+        As for :class:`BinaryRelevance`.
+
     Examples
     --------
     >>> import numpy as np
@@ -250,9 +264,15 @@ class LFP(BinaryRelevance):
     array([[1, 1]], dtype=int8)
     """
 
+    def __init__(self, Cs=DEFAULT_CS, cv=5, random_state=0, n_jobs=None, patience=None, standardize=True,
+                 verbose=0, scoring="log_loss", allow_empty=True):
+        super().__init__(Cs=Cs, cv=cv, random_state=random_state, n_jobs=n_jobs, patience=patience,
+                         standardize=standardize, verbose=verbose, scoring=scoring)
+        self.allow_empty = allow_empty
+
     def predict(self, X):
         """F-optimal predictions under label independence (:func:`fmeasure.inference.fm`), int8 (n, m)."""
-        return inference.fm(self.predict_marginals(X))[0]
+        return inference.fm(self.predict_marginals(X), allow_empty=bool(self.allow_empty))[0]
 
 
 class EFP(_TunedLogisticBase):
@@ -260,7 +280,7 @@ class EFP(_TunedLogisticBase):
 
     Parameters
     ----------
-    Cs, cv, random_state, n_jobs, patience, standardize
+    Cs, cv, random_state, n_jobs, patience, standardize, scoring
         As for :class:`BinaryRelevance` (one seed per model, m + 1 models).
     train_on : {"nonempty", "all"}
         Instances the label models are trained on. ``"nonempty"`` (default, the authors'
@@ -285,9 +305,9 @@ class EFP(_TunedLogisticBase):
     """
 
     def __init__(self, Cs=DEFAULT_CS, cv=5, random_state=0, n_jobs=None, patience=None, standardize=True,
-                 train_on="nonempty", verbose=0):
+                 train_on="nonempty", verbose=0, scoring="log_loss"):
         super().__init__(Cs=Cs, cv=cv, random_state=random_state, n_jobs=n_jobs, patience=patience,
-                         standardize=standardize, verbose=verbose)
+                         standardize=standardize, verbose=verbose, scoring=scoring)
         self.train_on = train_on
 
     def fit(self, X, Y):
@@ -305,7 +325,8 @@ class EFP(_TunedLogisticBase):
         seeds = _seeds(self.random_state, m + 1)
         t0 = time.perf_counter()
         zero, self.fit_cpu_time_ = _fit_many(X, [empty.astype(np.int8)], None, Cs, self.cv, seeds[:1], 1,
-                                             self.patience, desc="EFP: model of P(y = 0) fitted")
+                                             self.patience, desc="EFP: model of P(y = 0) fitted",
+                                             scoring=self.scoring)
         self.zero_model_ = zero[0]
         rows = ~empty if self.train_on == "nonempty" else None
         if rows is not None and not rows.any():
@@ -318,7 +339,8 @@ class EFP(_TunedLogisticBase):
             if rows is not None and rows.all():
                 rows = None  # no copy of X needed
             self.estimators_, cpu = _fit_many(X, targets, rows, Cs, self.cv, seeds[1:], self.n_jobs, self.patience,
-                                              desc="EFP: label models fitted", verbose=self.verbose)
+                                              desc="EFP: label models fitted", verbose=self.verbose,
+                                              scoring=self.scoring)
             self.fit_cpu_time_ += cpu
         logger.info("EFP: fitted %d models on %d x %d in %.2f s", m + 1, n, X.shape[1], time.perf_counter() - t0)
         self.n_labels_ = m

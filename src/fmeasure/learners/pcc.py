@@ -110,12 +110,12 @@ def _linear_form(model, d, j):
     return np.zeros(d), np.zeros(j), b
 
 
-def _fit_one(X, Y, j, Cs, cv, random_state):
+def _fit_one(X, Y, j, Cs, cv, random_state, scoring="log_loss"):
     from fmeasure.learners.logistic import fit_logistic_cv
 
     t0 = time.perf_counter()
     Xa = _augment(X, Y[:, :j])
-    model = fit_logistic_cv(Xa, Y[:, j], Cs=Cs, cv=cv, random_state=random_state, n_jobs=1)
+    model = fit_logistic_cv(Xa, Y[:, j], Cs=Cs, cv=cv, random_state=random_state, n_jobs=1, scoring=scoring)
     return model, time.perf_counter() - t0
 
 
@@ -171,6 +171,10 @@ class ProbabilisticClassifierChain(BaseEstimator):
         scaling is folded back into ``coef_x_`` and ``intercept_``, so the chain acts on raw X.
         Off by default, as in the paper: it changes what a given C means (on scene it cost 5
         points of F).
+    scoring : {"log_loss", "f1"} or callable, default "log_loss"
+        What the cross-validation of each base model's C compares: log loss (the paper) or a
+        score such as the binary F1 of the label at threshold 1/2; see
+        :func:`fmeasure.learners.logistic.fit_logistic_cv`.
 
     Attributes
     ----------
@@ -183,7 +187,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
     C_ : ndarray (m,)
         Selected C per label (NaN for constant labels).
     cv_log_loss_ : ndarray (m, len(Cs))
-        Mean cross-validated log loss per label and C (NaN where not tuned).
+        Mean cross-validated log loss per label and C (NaN where not tuned or not tuned by log loss).
     estimators_ : list
         The fitted base models (from :func:`fmeasure.learners.logistic.fit_logistic_cv`).
     feature_mean_, feature_scale_ : ndarray (d,)
@@ -202,8 +206,10 @@ class ProbabilisticClassifierChain(BaseEstimator):
     """
 
     def __init__(self, Cs=DEFAULT_CS, cv=5, inference="gfm", n_samples=1000, random_state=0,
-                 n_jobs=None, chunk_size=16_000, block_size=16, standardize=False, sampler="dense", verbose=0):
+                 n_jobs=None, chunk_size=16_000, block_size=16, standardize=False, sampler="dense", verbose=0,
+                 scoring="log_loss"):
         self.Cs = Cs
+        self.scoring = scoring
         self.verbose = verbose
         self.sampler = sampler
         self.standardize = standardize
@@ -251,7 +257,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
             X = sp.csr_matrix(X) if sp.issparse(X) else X
         logger.info("fitting PCC: %d instances, %d features, %d labels, %d Cs x %d folds",
                     n, d, m, len(Cs), self.cv)
-        jobs = (delayed(_fit_one)(X, Y, j, Cs, self.cv, self.random_state) for j in range(m))
+        jobs = (delayed(_fit_one)(X, Y, j, Cs, self.cv, self.random_state, self.scoring) for j in range(m))
         results = list(progress(Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs), total=m,
                                 desc="PCC: labels fitted", logger=logger, bar=bool(self.verbose)))
         self.estimators_ = [r[0] for r in results]
