@@ -272,7 +272,7 @@ class LFP(BinaryRelevance):
 
     def predict(self, X):
         """F-optimal predictions under label independence (:func:`fmeasure.inference.fm`), int8 (n, m)."""
-        return inference.fm(self.predict_marginals(X), allow_empty=bool(self.allow_empty))[0]
+        return inference.fm(self.predict_marginals(X), allow_empty=bool(getattr(self, "allow_empty", True)))[0]
 
 
 class EFP(_TunedLogisticBase):
