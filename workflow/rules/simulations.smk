@@ -28,12 +28,14 @@ STAGE_TARGETS["simulations"] = [
     "results/figures/simulations_figure4.png",
     "results/figures/simulations_figure4.pdf",
     "results/tables/simulations_figure4.csv",
+    "results/findings/simulations.csv",
 ]
 
 localrules:
     simulations_all,
     simulations_aggregate,
     simulations_figure4,
+    simulations_findings,
 
 
 rule simulations_run:
@@ -69,7 +71,7 @@ rule simulations_aggregate:
         regret_md="results/tables/simulations_regret.md",
     params:
         kinds=SIM_KINDS,
-        tolerance=SIM["claims_tolerance"],
+        z=config["report"]["z"],
     log:
         "logs/simulations/aggregate.log",
     conda:
@@ -131,6 +133,22 @@ rule simulations_figure4:
         ENV
     script:
         "../scripts/simulations_figure4.py"
+
+
+rule simulations_findings:
+    input:
+        claims="results/tables/simulations_claims.csv",
+        figure4="results/tables/simulations_figure4.csv",
+    output:
+        "results/findings/simulations.csv",
+    params:
+        z=config["report"]["z"],
+    log:
+        "logs/simulations/findings.log",
+    conda:
+        ENV
+    script:
+        "../scripts/simulations_findings.py"
 
 
 rule simulations_all:
