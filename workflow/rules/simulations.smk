@@ -64,7 +64,7 @@ rule simulations_aggregate:
         reference=SIM_REFERENCES,
     output:
         figures=expand("results/tables/simulations_{fig}.csv", fig=[SIM_FIGURE[k] for k in SIM_KINDS]),
-        claims_csv=report("results/tables/simulations_claims.csv", caption="../report/simulations_claims.rst",
+        claims_csv=captioned("results/tables/simulations_claims.csv", "simulations_claims.rst",
                           category="Simulations"),
         claims_md="results/tables/simulations_claims.md",
         regret_csv="results/tables/simulations_regret.csv",
@@ -89,7 +89,7 @@ for _fig in ("figure2", "figure3"):
         input:
             f"results/tables/simulations_{_fig}.csv",
         output:
-            png=report(f"results/figures/simulations_{_fig}.png", caption=f"../report/simulations_{_fig}.rst",
+            png=captioned(f"results/figures/simulations_{_fig}.png", f"simulations_{_fig}.rst",
                        category="Simulations"),
             pdf=f"results/figures/simulations_{_fig}.pdf",
         params:
@@ -124,7 +124,7 @@ rule simulations_figure4:
         "results/simulations/timing.csv",
     output:
         csv="results/tables/simulations_figure4.csv",
-        png=report("results/figures/simulations_figure4.png", caption="../report/simulations_figure4.rst",
+        png=captioned("results/figures/simulations_figure4.png", "simulations_figure4.rst",
                    category="Simulations"),
         pdf="results/figures/simulations_figure4.pdf",
     log:

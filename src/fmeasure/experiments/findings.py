@@ -183,8 +183,8 @@ def collect(paths, not_run: dict | None = None, *, link_of=None) -> pd.DataFrame
 
     Parameters
     ----------
-    paths : list of path
-        ``results/findings/<stage>.csv`` files.
+    paths : list of path or DataFrame
+        ``results/findings/<stage>.csv`` files (or their frames).
     not_run : dict, optional
         Stage -> reason it did not run (shown as ``not run (reason)``); a claim of a stage that
         wrote no findings and has no reason here is "not run (no findings written)".
@@ -193,7 +193,8 @@ def collect(paths, not_run: dict | None = None, *, link_of=None) -> pd.DataFrame
     """
     not_run = dict(not_run or {})
     cat = paper_claims()
-    got = [pd.read_csv(p, dtype={"claim_id": str}) for p in paths]
+    got = [p if isinstance(p, pd.DataFrame) else pd.read_csv(p, dtype={"claim_id": str, "section": str})
+           for p in paths]
     got = pd.concat(got, ignore_index=True) if got else pd.DataFrame(columns=COLUMNS)
     got = got.drop_duplicates("claim_id", keep="last").set_index("claim_id")
     rows = []
@@ -217,3 +218,87 @@ def collect(paths, not_run: dict | None = None, *, link_of=None) -> pd.DataFrame
 def read_table(path) -> pd.DataFrame:
     """Read a CSV (helper for the findings writers)."""
     return pd.read_csv(Path(path))
+
+
+def instance_scores(Y_true, H, measures=("hamming", "subset01", "f", "jaccard"), *,
+                    jaccard_empty: float = 1.0) -> pd.DataFrame:
+    """Per-instance values (in %) of ``measures`` for predictions ``H``: one row per test instance.
+
+    These are what the real datasets' bootstrap resamples (:func:`bootstrap_margin`).
+    """
+    from fmeasure import metrics
+
+    fns = {"hamming": lambda: metrics.hamming_loss(Y_true, H),
+           "subset01": lambda: metrics.subset_zero_one_loss(Y_true, H),
+           "f": lambda: metrics.f_measure(Y_true, H),
+           "jaccard": lambda: metrics.jaccard_index(Y_true, H, empty=jaccard_empty)}
+    bad = [m for m in measures if m not in fns]
+    if bad:
+        raise ValueError(f"measures: unknown {bad}")
+    out = pd.DataFrame({m: 100.0 * np.asarray(fns[m](), dtype=float) for m in measures})
+    out.insert(0, "instance", np.arange(len(out)))
+    return out
+
+
+#: Direction of the measures: losses are negated so that higher is better.
+_SIGN = {"hamming": -1.0, "subset01": -1.0, "f": 1.0, "jaccard": 1.0}
+
+
+def bootstrap_cells(instances: pd.DataFrame, by, measure: str, claimed, others, *, n_boot: int = 1000,
+                    seed: int = 0) -> pd.DataFrame:
+    """Bootstrap margins (:func:`bootstrap_margin`) for each group of ``instances``.
+
+    ``instances`` has columns ``by`` (e.g. ``dataset`` or ``dataset, l``), ``method``, ``instance``
+    and ``measure`` (in %). Returns ``label, margin, se`` (percentage points, losses negated), one
+    row per group that has at least one claimed and one competing method.
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    sign = _SIGN[measure]
+    rows = []
+    for key, g in instances.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        w = g.pivot_table(index="instance", columns="method", values=measure, aggfunc="first")
+        a = [m for m in np.atleast_1d(claimed) if m in w.columns]
+        b = [m for m in np.atleast_1d(others) if m in w.columns]
+        if not a or not b:
+            continue
+        margin, se = bootstrap_margin({m: sign * w[m].to_numpy() for m in a + b}, a, b, n_boot=n_boot,
+                                      seed=seed)
+        label = " ".join(f"{k}={v}" if k != "dataset" else str(v) for k, v in zip(by, key))
+        rows.append({"label": label, "margin": margin, "se": se})
+    return pd.DataFrame(rows, columns=["label", "margin", "se"])
+
+
+def cells_finding(cid: str, cells: pd.DataFrame, *, kind: str = "better", z: float = Z, link: str = "",
+                  what: str = "", cat: pd.DataFrame | None = None, none_reason: str = "no data") -> dict:
+    """A finding row from several cells (:func:`combine`), or "not run (none_reason)" without cells."""
+    cat = paper_claims().set_index("claim_id") if cat is None else cat
+    claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
+    if len(cells) == 0:
+        return finding(cid, claim, section, f"not run ({none_reason})", link=link)
+    c = combine(cells, kind, z)
+    ev = f"{what}; {c['n_confirmed']} of {c['n_cells']} cells confirm; weakest: {c['weakest']}"
+    return finding(cid, claim, section, c["verdict"], c["margin"], c["se"], ev.lstrip("; "), link)
+
+
+def deviation_finding(cid: str, table: pd.DataFrame, values, *, threshold: float = 2.0, link: str = "",
+                      keys=("dataset", "method"), cat: pd.DataFrame | None = None) -> dict:
+    """A table's row: are all cells within ``threshold`` points of the paper's (``<v>_paper``)?
+
+    ``margin`` is the largest absolute deviation (points); ``se`` is empty. Confirmed when every cell
+    that has a paper value is within ``threshold``; not run when no cell has one.
+    """
+    cat = paper_claims().set_index("claim_id") if cat is None else cat
+    claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
+    long = []
+    for v in values:
+        d = table[list(keys) + [v, f"{v}_paper"]].dropna()
+        for r in d.itertuples(index=False):
+            long.append((" ".join(str(x) for x in r[:len(keys)]) + f" {v}", float(r[-2] - r[-1])))
+    if not long:
+        return finding(cid, claim, section, "not run (no dataset of the paper in this run)", link=link)
+    over = [(k, d) for k, d in long if abs(d) > threshold]
+    k, d = max(long, key=lambda kd: abs(kd[1]))
+    verdict = "confirmed" if not over else "not confirmed"
+    ev = f"{len(over)} of {len(long)} cells more than {threshold:g} points from the paper; largest: {k} {d:+.2f}"
+    return finding(cid, claim, section, verdict, abs(d), np.nan, ev, link)

@@ -30,6 +30,7 @@ import pandas as pd
 
 from fmeasure import datasets, metrics
 from fmeasure.figures import plt, save_figure, style
+from fmeasure.experiments.findings import instance_scores
 from fmeasure.inference import METHOD_LABELS
 from fmeasure.io import atomic_output
 from fmeasure.learners.pcc import ProbabilisticClassifierChain
@@ -89,8 +90,13 @@ def scores(Y_true, H, jaccard_empty: float) -> dict:
     }
 
 
-def run_table4_rows(model_path, dataset_path, info_path, cfg: dict, jaccard_empty: float) -> pd.DataFrame:
-    """Table 4 rows of one dataset: MM, JM, FM, GFM on the test set with their times."""
+def run_table4_rows(model_path, dataset_path, info_path, cfg: dict, jaccard_empty: float,
+                    return_instances: bool = False):
+    """Table 4 rows of one dataset: MM, JM, FM, GFM on the test set with their times.
+
+    With ``return_instances=True`` also the per-instance scores (one row per method and test
+    instance, the four measures in %), for the bootstrap of the findings.
+    """
     ds = datasets.load(dataset_path)
     chain = load_chain(model_path)
     info = json.loads(Path(info_path).read_text())
@@ -100,13 +106,19 @@ def run_table4_rows(model_path, dataset_path, info_path, cfg: dict, jaccard_empt
     t0 = time.perf_counter()
     preds["jm"], _ = chain.joint_mode(ds.X_test)
     times["jm"] = time.perf_counter() - t0
-    rows = []
+    rows, inst = [], []
     for k in ("mm", "jm", "fm", "gfm"):
+        if return_instances:
+            inst.append(instance_scores(ds.Y_test, preds[k], jaccard_empty=jaccard_empty)
+                        .assign(dataset=ds.name, method=METHOD_NAMES[k]))
         rows.append({"dataset": ds.name, "method": METHOD_NAMES[k],
                      **scores(ds.Y_test, preds[k], jaccard_empty),
                      "train_time_s": info["train_time_s"], "inference_time_s": times[k],
                      "n_samples": 0 if k == "jm" else n})
         log.info("%s %s: F %.2f, inference %.3f s", ds.name, k, rows[-1]["f"], times[k])
+    if return_instances:
+        inst = pd.concat(inst, ignore_index=True)[["dataset", "method", "instance", *MEASURES]]
+        return pd.DataFrame(rows), inst
     return pd.DataFrame(rows)
 
 
@@ -232,3 +244,46 @@ def write_figure5(curve_paths, exact_paths, csv_path, png_path, pdf_path) -> pd.
 def _se(x):
     x = np.asarray(x, dtype=float)
     return float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else 0.0
+
+
+def write_findings(instance_paths, table4_csv, figure5_csv, out_csv, *, z=2.0, n_boot=1000, seed=0):
+    """``results/findings/pcc.csv``: the claims of Section 7.2.2 by paired bootstrap over test
+    instances (one cell per dataset), Table 4 against the paper, Figure 5's levelling off."""
+    from fmeasure.experiments import findings as F
+
+    inst = pd.concat([pd.read_csv(p) for p in instance_paths], ignore_index=True)
+    link = "#sec-pcc"
+    cat = F.paper_claims().set_index("claim_id")
+    spec = [
+        ("pcc.f_maximizers", "f", ["FM", "GFM"], ["MM", "JM"]),
+        ("pcc.gfm_fm", "f", ["GFM"], ["FM"]),
+        ("pcc.mm_hamming", "hamming", ["MM"], ["JM", "FM", "GFM"]),
+        ("pcc.jm_subset01", "subset01", ["JM"], ["MM", "FM", "GFM"]),
+        ("pcc.jaccard", "jaccard", ["FM", "GFM"], ["MM"]),
+    ]
+    t4 = pd.read_csv(table4_csv)
+    rows = [F.deviation_finding("table4", t4, list(MEASURES), link=link)]
+    for cid, measure, a, b in spec:
+        cells = F.bootstrap_cells(inst, "dataset", measure, a, b, n_boot=n_boot, seed=seed)
+        rows.append(F.cells_finding(cid, cells, z=z, link=link,
+                                    what=f"{'/'.join(a)} vs best of {'/'.join(b)}, {measure}"))
+    times = t4.pivot_table(index="dataset", columns="method", values="inference_time_s", sort=False)
+    if "JM" in times.columns and len(times.columns) > 1:
+        ratio = times.drop(columns="JM").min(axis=1) / times["JM"]
+        v = "confirmed" if (ratio > 1).all() else "contradicted" if (ratio < 1).all() else "not confirmed"
+        rows.append(F.finding("pcc.jm_fast", cat.loc["pcc.jm_fast", "claim"], cat.loc["pcc.jm_fast", "section"], v,
+                              evidence=("fastest sampling method's inference time / JM's: "
+                                        + ", ".join(f"{d} {r:.3g}x" for d, r in ratio.items()) + " (timed, no SE)"),
+                              link=link))
+    f5 = pd.read_csv(figure5_csv)
+    cells = []
+    for (d, m), g in f5.groupby(["dataset", "method"], sort=False):
+        g = g.sort_values("n_samples")
+        if len(g) >= 2:
+            a, b = g.iloc[-1], g.iloc[-2]
+            cells.append({"label": f"{d} {m} n={int(b.n_samples)}->{int(a.n_samples)}",
+                          "margin": float(a.f_mean - b.f_mean), "se": float(np.hypot(a.f_se, b.f_se))})
+    rows.append(F.cells_finding("fig5", pd.DataFrame(cells, columns=["label", "margin", "se"]), kind="tie", z=z,
+                                link=link, what="F gain between the two largest sample sizes (SE over runs)",
+                                none_reason="fewer than two sample sizes"))
+    return F.write_findings(rows, out_csv)
