@@ -5,6 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from fmeasure.experiments.knn import write_tables
+from fmeasure.experiments.report import render_caption
 from fmeasure.io import script_logging
 
 log = script_logging(snakemake)  # noqa: F821
@@ -15,7 +16,7 @@ settings = (
     f"mm_half={params.knn['mm_half']}, Jaccard(empty, empty)={params.jaccard_empty:g}."
 )
 captions = {
-    n: " ".join((Path(params.captions) / f"knn_{n}.rst").read_text().split()) + " " + settings
+    n: render_caption(Path(params.captions) / f"knn_{n}.rst", snakemake.config) + " " + settings  # noqa: F821
     for n in ("table2", "table3")
 }
 write_tables(

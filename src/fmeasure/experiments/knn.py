@@ -140,6 +140,33 @@ def _paper_layout(df, values, digits, best=None):
     return pd.DataFrame(rows), pd.DataFrame(bold)
 
 
+def speed_sentence(ratios) -> str:
+    """What Table 3's comparison shows, from the ratios paper time / our time (one per cell).
+
+    Examples
+    --------
+    >>> speed_sentence(pd.Series([12.0, 150.0, 40.0]))
+    'Ours are faster in every cell, by a factor of 12 to 150 (median 40): 1-2 orders of magnitude.'
+    >>> speed_sentence(pd.Series([np.nan]))
+    ''
+    """
+    r = pd.Series(ratios, dtype=float).dropna()
+    r = r[r > 0]
+    if r.empty:
+        return ""
+    lo, hi, med = r.min(), r.max(), r.median()
+    if lo > 1:
+        k1, k2 = int(np.floor(np.log10(lo))), int(np.floor(np.log10(hi)))
+        orders = (f"{k1} order{'s' if k1 != 1 else ''} of magnitude" if k1 == k2
+                  else f"{k1}-{k2} orders of magnitude")
+        return (f"Ours are faster in every cell, by a factor of {lo:.3g} to {hi:.3g} (median {med:.3g}): "
+                f"{orders}.")
+    if hi < 1:
+        return f"Ours are slower in every cell: the paper's times are {lo:.3g} to {hi:.3g} times ours."
+    return (f"The paper's times are {lo:.3g} to {hi:.3g} times ours (median {med:.3g}): faster in "
+            f"{int((r > 1).sum())} of {len(r)} cells.")
+
+
 def write_tables(results, *, table2_csv, table2_md, table3_csv, table3_md, caption2, caption3):
     """Write Tables 2 and 3 (tidy CSV + paper-layout Markdown), ours beside the paper's.
 
@@ -169,6 +196,7 @@ def write_tables(results, *, table2_csv, table2_md, table3_csv, table3_md, capti
                       paper_numbers("table3"), keys, ["time_s"])
     t3["time_ratio_paper_over_ours"] = t3["time_s_paper"] / t3["time_s"]
     md3, _ = _paper_layout(t3, {"time_s": "time [s]"}, 3)
+    caption3 = f"{caption3} {speed_sentence(t3['time_ratio_paper_over_ours'])}".strip()
     write_table(t3, table3_csv, table3_md, caption=caption3, md_df=md3, float_format="{:.3f}")
     return t2, t3
 

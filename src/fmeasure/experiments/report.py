@@ -123,6 +123,8 @@ def _analysis_simulations(tables: Path) -> list[str]:
                 m = b.idxmin() if measure in ("hamming", "subset01") else b.idxmax()
                 best.append(f"{_MEASURE_NAMES[measure]} {m} ({b[m]:.4f})")
         out.append(f"- {kind} labels, n = {n}: best mean per measure: " + "; ".join(best) + ".")
+        from fmeasure.experiments.simulations import coinciding_methods
+
         coinc = coinciding_methods(s)
         if coinc:
             out.append(f"  Identical curves in every panel: {', '.join(' = '.join(c) for c in coinc)} "
@@ -162,22 +164,6 @@ def _analysis_table3(tables: Path) -> list[str]:
         return []
     return [f"- Table 3: the paper's times are {r.min():.3g} to {r.max():.3g} times ours "
             f"(median {r.median():.3g}; different machines and implementations)."]
-
-
-def coinciding_methods(summary: pd.DataFrame, *, by=("train_size", "measure"), value="mean",
-                       atol: float = 1e-12) -> list[tuple[str, ...]]:
-    """Groups of methods whose curves are identical everywhere in ``summary`` (long format)."""
-    w = summary.pivot_table(index=list(by), columns="method", values=value, aggfunc="first")
-    groups, seen = [], set()
-    for a in w.columns:
-        if a in seen:
-            continue
-        same = [b for b in w.columns if b != a and b not in seen
-                and np.allclose(w[a].to_numpy(), w[b].to_numpy(), atol=atol, rtol=0, equal_nan=True)]
-        if same:
-            groups.append((a, *same))
-            seen.update([a, *same])
-    return groups
 
 
 def _analysis(stage: str, tables: Path) -> list[str]:

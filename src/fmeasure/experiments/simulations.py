@@ -214,16 +214,50 @@ def regret_table(summary: pd.DataFrame, sizes=(10, 100, 1000, 10000)) -> pd.Data
     return wide
 
 
+def coinciding_methods(summary: pd.DataFrame, *, by=("train_size", "measure"), value="mean",
+                       atol: float = 1e-12) -> list[tuple[str, ...]]:
+    """Groups of methods whose curves are identical everywhere in ``summary`` (long format).
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"train_size": [5, 5, 5], "measure": "f", "method": ["FM", "GFM", "MM"],
+    ...                   "mean": [0.5, 0.5, 0.4]})
+    >>> coinciding_methods(s)
+    [('FM', 'GFM')]
+    """
+    w = summary.pivot_table(index=list(by), columns="method", values=value, aggfunc="first")
+    order = [m for m in METHODS if m in w.columns] + [m for m in w.columns if m not in METHODS]
+    groups, seen = [], set()
+    for a in order:
+        if a in seen:
+            continue
+        same = [b for b in order if b != a and b not in seen
+                and np.allclose(w[a].to_numpy(), w[b].to_numpy(), atol=atol, rtol=0, equal_nan=True)]
+        if same:
+            groups.append((a, *same))
+            seen.update([a, *same])
+    return groups
+
+
+#: Horizontal offset between methods in Figures 2-3 (a factor on the training size), so that
+#: methods with equal values stay visible side by side.
+DODGE = 0.035
+
+
 def plot_performance(summary: pd.DataFrame, *, zoom_max: int = 100, title: str | None = None, jaccard_empty=None):
     """Figures 2 and 3: four rows (measures) x two columns (training sizes up to ``zoom_max``; all).
 
-    ``summary`` holds one data model. Each method is a line with standard-error bars; the dotted
-    line is the mean exact Bayes-optimal value (Hamming, subset 0/1, F). The right column uses a
-    logarithmic size axis.
+    ``summary`` holds one data model. Each method is a line with standard-error bars, shifted
+    sideways by a small factor (:data:`DODGE`) so that methods with equal values stay visible;
+    methods whose curves are identical everywhere are named in the legend ("FM coincides with
+    GFM"). The dotted line is the mean exact Bayes-optimal value (Hamming, subset 0/1, F). The right
+    column uses a logarithmic size axis.
     """
     from fmeasure.figures import METHOD_STYLE, plt, style
 
     methods = [m for m in METHODS if m in set(summary.method)]
+    same_as = {b: g[0] for g in coinciding_methods(summary) for b in g[1:]}
+    shift = {m: (1 + DODGE) ** (i - (len(methods) - 1) / 2) for i, m in enumerate(methods)}
     fig, axes = plt.subplots(len(MEASURES), 2, figsize=(9.5, 12.5), squeeze=False)
     for r, measure in enumerate(MEASURES):
         sub = summary[summary.measure == measure]
@@ -232,7 +266,10 @@ def plot_performance(summary: pd.DataFrame, *, zoom_max: int = 100, title: str |
             part = sub[sub.train_size <= zoom_max] if zoom else sub
             for method in methods:
                 d = part[part.method == method].sort_values("train_size")
-                ax.errorbar(d.train_size, d["mean"], yerr=d["se"], capsize=2, markersize=4, **style(method))
+                label = f"{method} (coincides with {same_as[method]})" if method in same_as else method
+                ax.errorbar(d.train_size * shift[method], d["mean"], yerr=d["se"], capsize=2, markersize=4,
+                            **style(method, label=label))
+            ax.margins(x=0.04, y=0.08)
             bayes = sub["bayes"].dropna()
             if len(bayes):
                 ax.axhline(bayes.mean(), label="Bayes-optimal", **{k: v for k, v in METHOD_STYLE["Bayes"].items()
@@ -267,9 +304,15 @@ def plot_times(time_summary: pd.DataFrame):
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
     for ax, step in zip(axes, ["estimation", "inference"]):
         sub = time_summary[time_summary.step == step]
-        for method in [m for m in METHODS if m in set(sub.method)]:
+        methods = [m for m in METHODS if m in set(sub.method)]
+        same_as = {b: g[0] for g in coinciding_methods(sub, by=("n_labels",), value="time_ms_mean") for b in g[1:]}
+        shift = {m: (1 + DODGE) ** (i - (len(methods) - 1) / 2) for i, m in enumerate(methods)}
+        for method in methods:
             d = sub[sub.method == method].sort_values("n_labels")
-            ax.errorbar(d.n_labels, d.time_ms_mean, yerr=d.time_ms_se, capsize=2, markersize=4, **style(method))
+            label = f"{method} (coincides with {same_as[method]})" if method in same_as else method
+            ax.errorbar(d.n_labels * shift[method], d.time_ms_mean, yerr=d.time_ms_se, capsize=2, markersize=4,
+                        **style(method, label=label))
+        ax.margins(x=0.05, y=0.1)
         ax.set_xscale("log")
         ax.set_yscale("log")
         _plain_log_ticks(ax.xaxis)
