@@ -208,6 +208,8 @@ def write_figure5(curve_paths, exact_paths, csv_path, png_path, pdf_path) -> pd.
     Means over runs with standard-error bars, one row of panels per dataset; where the chain's
     distribution can be enumerated, the F-measure of its exact F-maximizer as a dotted line.
     """
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
     runs = pd.concat([pd.read_csv(p) for p in curve_paths], ignore_index=True)
     exact = [pd.read_csv(p) for p in exact_paths]
     exact = [e for e in exact if len(e)]
@@ -224,20 +226,29 @@ def write_figure5(curve_paths, exact_paths, csv_path, png_path, pdf_path) -> pd.
     fig, axes = plt.subplots(len(names), 2, figsize=(9, 2.8 * len(names)), squeeze=False)
     for row, name in enumerate(names):
         a_f, a_t = axes[row]
-        for method in ("FM", "GFM"):
-            d = agg[(agg.dataset == name) & (agg.method == method)]
-            a_f.errorbar(d.n_samples, d.f_mean, yerr=d.f_se, capsize=2, **style(method))
-            a_t.errorbar(d.n_samples, d.time_mean, yerr=d.time_se, capsize=2, **style(method))
+        part = agg[agg.dataset == name]
+        w = part.pivot_table(index="n_samples", columns="method", values="f_mean")
+        same = {"FM", "GFM"} <= set(w.columns) and np.allclose(w["FM"], w["GFM"], rtol=0, atol=1e-9)
+        for i, method in enumerate(("FM", "GFM")):
+            d = part[part.method == method]
+            shift = 1.04 ** (i - 0.5)  # side by side, so that equal values stay visible
+            label = f"{method} (coincides with GFM)" if same and method == "FM" else method
+            a_f.errorbar(d.n_samples * shift, d.f_mean, yerr=d.f_se, capsize=2, **style(method, label=label))
+            a_t.errorbar(d.n_samples * shift, d.time_mean, yerr=d.time_se, capsize=2, **style(method))
         if name in ex.index:
             a_f.axhline(ex[name], **style("Exact", label="exact F-maximizer of the chain"))
         d = agg[agg.dataset == name]
         lo = np.nanmin(np.r_[d.f_mean - d.f_se, ex.get(name, np.nan)])
         hi = np.nanmax(np.r_[d.f_mean + d.f_se, ex.get(name, np.nan)])
         pad = 0.08 * max(hi - lo, 0.5)
-        a_f.set_ylim(lo - pad, hi + pad)  # every line, the exact one included, inside the frame
+        a_f.set_ylim(lo - pad, hi + 6 * pad)  # every line inside the frame; room above for the legend
         a_t.margins(y=0.1)
         for ax in (a_f, a_t):
             ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set_xticks(sorted(part.n_samples.unique()))
+            ax.margins(x=0.05)
             ax.set_xlabel("number of samples")
             ax.grid(True, which="major", color="0.9")
         a_f.set_ylabel("F-measure [%]")
@@ -245,7 +256,7 @@ def write_figure5(curve_paths, exact_paths, csv_path, png_path, pdf_path) -> pd.
         a_t.set_yscale("log")
         a_f.set_title(name)
         a_t.set_title(name)
-        a_f.legend(fontsize="small")
+        a_f.legend(fontsize="x-small", loc="upper center", ncol=2, framealpha=0.9)
     save_figure(fig, png_path, pdf_path)
     return agg
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from fmeasure.io import atomic_output
 
-__all__ = ["write_report", "STAGE_TITLES", "NOT_IN_WORKFLOW", "render_caption", "deviations",
+__all__ = ["write_report", "markdown_to_html", "STAGE_TITLES", "NOT_IN_WORKFLOW", "render_caption", "deviations",
            "prose_numbers", "stale_numbers", "MAX_INLINE_LINES"]
 
 STAGE_TITLES = {
@@ -120,8 +120,9 @@ def _analysis_simulations(tables: Path) -> list[str]:
         for measure in ("hamming", "subset01", "f", "jaccard"):
             b = big[big.measure == measure].set_index("method")["mean"]
             if len(b):
-                m = b.idxmin() if measure in ("hamming", "subset01") else b.idxmax()
-                best.append(f"{_MEASURE_NAMES[measure]} {m} ({b[m]:.4f})")
+                top = b.min() if measure in ("hamming", "subset01") else b.max()
+                tied = [k for k, v in b.items() if abs(v - top) <= 1e-12]
+                best.append(f"{_MEASURE_NAMES[measure]} {' = '.join(tied)} ({top:.4f})")
         out.append(f"- {kind} labels, n = {n}: best mean per measure: " + "; ".join(best) + ".")
         from fmeasure.experiments.simulations import coinciding_methods
 
@@ -352,6 +353,28 @@ def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: 
     with atomic_output(out_path) as tmp:
         tmp.write_text("\n".join(lines) + "\n")
     return collected
+
+
+# --------------------------------------------------------------------------------------------------
+# HTML rendering of the Markdown report (for reading it in a browser; the figures stay files)
+
+_CSS = """body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;line-height:1.4}
+table{border-collapse:collapse;font-size:0.85em;margin:1em 0}td,th{border:1px solid #bbb;padding:2px 6px}
+th{background:#eee}img{max-width:100%}"""
+
+
+def markdown_to_html(md_path, html_path, *, extra_head: str = "") -> Path:
+    """Render ``results/report.md`` as a standalone HTML page next to it (relative image links kept)."""
+    import markdown
+
+    text = Path(md_path).read_text()
+    body = markdown.markdown(text, extensions=["tables"])
+    title = text.splitlines()[0].lstrip("# ") if text else "report"
+    page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>"
+            f"<style>{_CSS}</style>{extra_head}</head><body>{body}</body></html>")
+    with atomic_output(html_path) as tmp:
+        tmp.write_text(page)
+    return Path(html_path)
 
 
 # --------------------------------------------------------------------------------------------------
