@@ -240,12 +240,12 @@ def write_findings(tables: dict, out_csv, *, link: str = "#sec-theory") -> pd.Da
     if len(sub):
         gap = (sub.lp_sup - sub.theorem).abs()
         add("thm3.2", "confirmed" if (gap <= EXACT_TOL).all() else "contradicted", _pp(gap.max()),
-            f"largest |LP supremum - closed form| over m = {int(sub.m.min())}-{int(sub.m.max())}")
+            f"largest difference between the LP supremum and the closed form over m = {int(sub.m.min())}-{int(sub.m.max())}")
     f1 = t["figure1"].dropna(subset=["construction"])
     if len(f1):
         gap = (f1.construction - f1.closed_form).abs()
         add("fig1", "confirmed" if (gap <= 1e-6).all() else "contradicted", _pp(gap.max()),
-            f"largest |appendix construction - closed form| over m = {int(f1.m.min())}-{int(f1.m.max())}")
+            f"largest difference between the appendix construction and the closed form over m = {int(f1.m.min())}-{int(f1.m.max())}")
     jac = t["jaccard"]
     n_viol, n = int(jac.violations.sum()), int(jac.n.sum())
     add("thm3.3", "contradicted" if n_viol else "confirmed", _pp(1 - jac.max_ratio.max()),
@@ -254,7 +254,7 @@ def write_findings(tables: dict, out_csv, *, link: str = "#sec-theory") -> pd.Da
     if len(ind):
         gap = (ind.regret_PB - ind.bound).abs()
         add("thm4.2", "confirmed" if (gap <= 1e-4).all() else "contradicted", _pp(gap.max()),
-            f"largest |exact regret on P_B - (2 q_hi - 1)| over m = {int(ind.m.min())}-{int(ind.m.max())} "
+            f"largest difference between the exact regret on P_B and 2 q_hi - 1 over m = {int(ind.m.min())}-{int(ind.m.max())} "
             "(q a margin inside the interval)")
     ex = t["examples"].set_index(["example", "method"])
     checks = [("sec4.1_b", "FM"), ("sec4.1_b", "Lewis"), ("sec4.3_m12", "thresholding")]
