@@ -191,3 +191,42 @@ def test_findings_collect_fills_every_claim_of_the_paper(tmp_path):
 def test_findings_unknown_claim_id_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="claims.csv"):
         F.write_findings([F.finding("made.up", "x", "1", "confirmed")], tmp_path / "x.csv")
+
+
+@pytest.mark.parametrize("hamming_sup, expected", [(2 / 3, "contradicted"), (0.5, "confirmed")])
+def test_theorem_3_1_verdict_follows_the_lp(tmp_path, hamming_sup, expected):
+    from fmeasure.experiments import theory as T
+
+    lp = pd.DataFrame({"surrogate": ["hamming", "hamming", "threshold", "threshold"], "m": [3, 4, 3, 12],
+                       "lp_sup": [hamming_sup, hamming_sup, 1 / 42, 0.03], "theorem": [0.5, 0.5, 0.0, 1 / 24]})
+    lp.to_csv(tmp_path / "lp.csv", index=False)
+    out = T.write_findings({"lp": tmp_path / "lp.csv"}, tmp_path / "theory.csv").set_index("claim_id")
+    assert out.loc["thm3.1", "verdict"] == expected
+    assert out.loc["thm3.1", "margin"] == pytest.approx(100 * (hamming_sup - 0.5))
+    assert out.loc["thm4.5", "verdict"] == "contradicted"  # m = 12: supremum 0.03 below the bound 1/24
+
+
+@pytest.mark.parametrize("gfm_delta, expected", [(4.0, "confirmed"), (-4.0, "contradicted"), (0.0, "not confirmed")])
+def test_pcc_gfm_claim_follows_the_instances(tmp_path, gfm_delta, expected):
+    from fmeasure.experiments import pcc as PC
+
+    rng = np.random.default_rng(7)
+    rows = []
+    base = rng.uniform(40, 80, 500)
+    for method, d in (("MM", -10.0), ("JM", -8.0), ("FM", 0.0), ("GFM", gfm_delta)):
+        f = base + d + (rng.normal(0, 2, 500) if d else 0.0)
+        rows += [{"dataset": "scene", "method": method, "instance": i, "hamming": 10.0, "subset01": 40.0,
+                  "f": f[i], "jaccard": 50.0} for i in range(500)]
+    pd.DataFrame(rows).to_csv(tmp_path / "inst.csv", index=False)
+    t4 = pd.DataFrame({"dataset": "scene", "method": ["MM", "JM", "FM", "GFM"], "hamming": 10.0,
+                       "hamming_paper": 9.89, "inference_time_s": [1.0, 0.1, 1.0, 1.1]})
+    t4.to_csv(tmp_path / "t4.csv", index=False)
+    f5 = pd.DataFrame({"dataset": "scene", "method": "GFM", "n_samples": [100, 1000], "f_mean": [72.0, 72.1],
+                       "f_se": [0.1, 0.1]})
+    f5.to_csv(tmp_path / "f5.csv", index=False)
+    out = PC.write_findings([tmp_path / "inst.csv"], tmp_path / "t4.csv", tmp_path / "f5.csv", tmp_path / "p.csv",
+                            n_boot=200).set_index("claim_id")
+    assert out.loc["pcc.gfm_fm", "verdict"] == expected
+    assert out.loc["pcc.f_maximizers", "verdict"] == "confirmed"
+    assert out.loc["pcc.jm_fast", "verdict"] == "confirmed"  # JM 0.1 s, the others >= 1 s
+    assert out.loc["fig5", "verdict"] == "confirmed"  # +0.1 with SE 0.14: levels off

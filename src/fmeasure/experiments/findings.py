@@ -292,6 +292,8 @@ def deviation_finding(cid: str, table: pd.DataFrame, values, *, threshold: float
     claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
     long = []
     for v in values:
+        if v not in table.columns or f"{v}_paper" not in table.columns:
+            continue
         d = table[list(keys) + [v, f"{v}_paper"]].dropna()
         for r in d.itertuples(index=False):
             long.append((" ".join(str(x) for x in r[:len(keys)]) + f" {v}", float(r[-2] - r[-1])))
