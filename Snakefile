@@ -22,6 +22,9 @@ apply_aliases(config, warn=lambda message: print(f"WARNING: {message}", file=sys
 validate(config, "config/schema.yaml")
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/theory.smk"
