@@ -99,7 +99,7 @@ def _findings_sentences(findings: pd.DataFrame, stage: str) -> list[str]:
         return []
     counts = sub.verdict.map(lambda v: "not run" if str(v).startswith("not run") else v).value_counts()
     parts = [f"{n} {v}" for v, n in counts.items()]
-    lines = [f"Claims of this section: {', '.join(parts)} (see the [findings](#sec-findings))."]
+    lines = ["", f"Claims of this section: {', '.join(parts)} (see the [findings](#sec-findings)).", ""]
     bad = sub[sub.verdict.isin(["contradicted", "not confirmed"])]
     for r in bad.itertuples(index=False):
         ev = f"margin {r.margin:+.2f} ± {r.se:.2f}" if pd.notna(r.se) and pd.notna(r.margin) else r.evidence
