@@ -33,13 +33,16 @@ VERDICTS = ("confirmed", "not confirmed", "contradicted", "not run")
 Z = 2.0
 
 SIGN_CONVENTION = (
-    "**Evidence.** *margin* = the claimed method's score minus the best competitor's score, in "
-    "percentage points (losses negated, so a positive margin always supports the claim); *SE* = its "
-    "standard error (paired over the runs of the simulations; paired bootstrap over test instances "
-    "for the real datasets). A claim that a method is better is *confirmed* when margin > 2 SE, "
-    "*contradicted* when margin < -2 SE, *not confirmed* otherwise (a tie); a claim that two methods "
-    "are equal is *confirmed* when |margin| <= 2 SE. Rows without SE compare exact or timed values "
-    "(their evidence says how)."
+    "**Evidence.** For a claim that a method is better: *margin* = the claimed method's score minus the "
+    "best competitor's score, in percentage points (losses negated, so a positive margin supports the "
+    "claim); *SE* = its standard error (paired over the runs of the simulations; paired bootstrap over "
+    "test instances for the real datasets); *confirmed* when margin > {z:g} SE, *contradicted* when "
+    "margin < -{z:g} SE, *not confirmed* otherwise (a tie). For a claim that two quantities are equal "
+    "(two methods, or a theorem's value): margin = ours minus the claimed value, *confirmed* when "
+    "|margin| <= {z:g} SE (exact computations have SE 0 and count as equal within 1e-6 of regret, shown "
+    "in percentage points). For a table: margin = its largest deviation from the paper in points, "
+    "confirmed when no cell is more than 2 points off. Timed rows compare measured times (no SE; "
+    "their evidence says how)."
 )
 
 

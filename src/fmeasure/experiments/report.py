@@ -305,7 +305,8 @@ def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: 
     lines += ['<a id="sec-findings"></a>', "", "## Findings", ""]
     lines += ["One row per table, figure, theorem and qualitative claim of the paper (Sections 3-7): "
               + ", ".join(f"{n} {v}" for v, n in counts.items()) + ".", ""]
-    lines += [F.SIGN_CONVENTION, "", findings_markdown(collected), ""]
+    z = float(((config or {}).get("report") or {}).get("z", F.Z))
+    lines += [F.SIGN_CONVENTION.format(z=z), "", findings_markdown(collected), ""]
     if theory_tables and all(Path(p).exists() for p in theory_tables.values()):
         from fmeasure.experiments.theory import corrections
 
