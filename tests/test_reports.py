@@ -102,3 +102,22 @@ def test_simulations_claims_table_and_table5_appear_once(tmp_path):
                  captions=caps, findings=[found])
     text = (res / "report.md").read_text()
     assert text.count("Section 6 conclusions checked") == 1 and text.count("Table 5. Parametric") == 1
+
+
+def test_report_deviation_sentences_cite_only_numbers_of_this_run(tmp_path):
+    res, short, long, fig, caps, found = _results(tmp_path)
+    t4 = pd.DataFrame({"dataset": ["scene", "scene"], "method": ["MM", "GFM"], "hamming": [10.0, 11.0],
+                       "hamming_paper": [9.89, 11.4], "f": [69.1212, 72.9], "f_paper": [62.73, 72.77]})
+    t4.to_csv(res / "tables" / "table4.csv", index=False)
+    md = res / "tables" / "table4.md"
+    md.write_text("**Table 4.** PCC.\n\n| a |\n|---|\n| 1 |\n")
+    dev_csv = res / "tables" / "deviations.csv"
+    write_report({"pcc": [str(md)]}, res / "report.md", title="T", captions=caps, findings=[found],
+                 deviations_csv=dev_csv)
+    text = (res / "report.md").read_text()
+    assert "1 cells more than 2 points from the paper" in text and "69.12 vs 62.73 (+6.39)" in text
+    dev = pd.read_csv(dev_csv)
+    assert dev[["method", "measure", "diff"]].values.tolist() == [["MM", "f", 6.39]]
+    csvs = [res / "tables" / "table4.csv", found]
+    assert stale_numbers(res / "report.md", csvs) == ["6.39"]  # the difference lives only in deviations.csv
+    assert stale_numbers(res / "report.md", csvs + [dev_csv]) == []

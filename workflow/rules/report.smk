@@ -12,6 +12,7 @@ rule assemble_report:
     output:
         md="results/report.md",
         findings=captioned("results/findings.csv", "findings.rst", "0. Findings"),
+        deviations="results/tables/deviations.csv",
     params:
         title=config["report"]["title"],
         sections=get_report_sections(),

@@ -142,10 +142,14 @@ def _analysis_simulations(tables: Path) -> list[str]:
     return out
 
 
+_DEVIATIONS: list = []  # filled by the analyses of one write_report call
+
+
 def _analysis_deviations(table_csv: Path, values, keys, what: str) -> list[str]:
     if not table_csv.exists():
         return []
     dev = deviations(pd.read_csv(table_csv), values, keys)
+    _DEVIATIONS.append(dev.assign(table=what))
     if not len(dev):
         t = pd.read_csv(table_csv)
         has_paper = any(f"{v}_paper" in t.columns and t[f"{v}_paper"].notna().any() for v in values)
@@ -255,7 +259,8 @@ def findings_markdown(f: pd.DataFrame) -> str:
 
 def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: dict | None = None,
                  findings=(), not_run: dict | None = None, config: dict | None = None,
-                 theory_tables: dict | None = None, tables_dir=None, findings_csv=None) -> pd.DataFrame:
+                 theory_tables: dict | None = None, tables_dir=None, findings_csv=None,
+                 deviations_csv=None) -> pd.DataFrame:
     """Write ``results/report.md``: findings, corrections, then one section per stage.
 
     Parameters
@@ -279,6 +284,9 @@ def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: 
         ``results/tables`` (for the generated analyses); default: next to the report.
     findings_csv : path, optional
         Where to write the collected findings table (CSV) too.
+    deviations_csv : path, optional
+        Where to write the cells more than 2 points from the paper (``table, dataset, method, l,
+        measure, ours, paper, diff``) that the analyses cite.
 
     Returns
     -------
@@ -289,6 +297,7 @@ def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: 
 
     out_dir = Path(out_path).parent
     tables = Path(tables_dir) if tables_dir else out_dir / "tables"
+    _DEVIATIONS.clear()
     captions = {str(k): v for k, v in (captions or {}).items()}
     extra = [data_findings(tables / "table1.csv", skipped)] if "data" in sections else []
     collected = F.collect(list(findings) + extra, not_run, link_of=anchor)
@@ -325,7 +334,7 @@ def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: 
                 if text.count("\n") > MAX_INLINE_LINES:  # long tables: caption and a link
                     head = text.split("\n\n", 1)[0]
                     rel = os.path.relpath(p, out_dir)
-                    lines += [head, "", f"({text.count(chr(10))} lines: see [{p.name}]({rel}))", ""]
+                    lines += [head, "", f"(a long table: see [{p.name}]({rel}))", ""]
                 else:
                     lines += [text, ""]
             elif p.suffix == ".png":
@@ -351,6 +360,12 @@ def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: 
         for s in missing:
             lines += [f"- {STAGE_TITLES.get(s, s)}: {(not_run or {}).get(s, 'no findings written')}."]
         lines += [""]
+    if deviations_csv:
+        dev = [d for d in _DEVIATIONS if len(d)]
+        cols = ["table", "dataset", "method", "l", "measure", "ours", "paper", "diff"]
+        dev = pd.concat(dev, ignore_index=True).reindex(columns=cols) if dev else pd.DataFrame(columns=cols)
+        with atomic_output(deviations_csv) as tmp:
+            dev.to_csv(tmp, index=False)
     with atomic_output(out_path) as tmp:
         tmp.write_text("\n".join(lines) + "\n")
     return collected
