@@ -286,8 +286,11 @@ def corrections(tables: dict) -> list[str]:
     ham = lp[lp.surrogate == "hamming"]
     if len(ham):
         ms = ", ".join(str(int(m)) for m in ham.m)
-        two = ham_t[["m", "eps", "two_label_regret"]]
-        ex = "; ".join(f"m = {int(r.m)}, eps = {r.eps:g}: {r.two_label_regret:.6f}" for r in two.itertuples())
+        two = ham_t[ham_t.eps == ham_t.eps.min()][["m", "eps", "two_label_regret"]]
+        vals = sorted({f"{v:.6f}" for v in two.two_label_regret})
+        ms_two = ", ".join(str(int(m)) for m in two.m)
+        ex = (f"at eps = {two.eps.iloc[0]:g}, " + (f"{vals[0]} for every m in {ms_two}" if len(vals) == 1 else
+              "; ".join(f"m = {int(r.m)}: {r.two_label_regret:.6f}" for r in two.itertuples())))
         out.append(
             "**Theorem 3.1 (Hamming loss): the worst-case regret is 2/3, not 1/2.** *Lower bound, every m >= 3:* "
             "the distribution P(e_1) = P(e_2) = 1/2 - eps, P(e_3) = 2 eps (e_i the i-th unit vector) has every "
@@ -295,8 +298,9 @@ def corrections(tables: dict) -> list[str]:
             "has F = 2/3 on e_1 and e_2: the regret tends to 2/3 as eps -> 0, whatever m "
             f"(exact regrets computed by this run: {ex}). *Upper bound:* with h_H = 0, t = |y and h| and k = |h|, "
             "F(y, h) <= 2t/(t + k) is concave in t and E[t] <= k/2, so E[F(Y, h)] <= 2/3. *Supremum by LP* "
-            f"(exact, for the m computed: {ms}): "
-            + ", ".join(f"{r.lp_sup:.6f}" for r in ham.itertuples()) + ".")
+            + (f"(exact): {ham.lp_sup.iloc[0]:.6f} for every m computed ({ms})."
+               if len({f"{v:.6f}" for v in ham.lp_sup}) == 1 else
+               f"(exact, for the m computed: {ms}): " + ", ".join(f"{r.lp_sup:.6f}" for r in ham.itertuples()) + "."))
     thr = lp[lp.surrogate == "threshold"]
     if len(thr):
         cells = "; ".join(f"m = {int(r.m)}: {r.lp_sup:.4f} (bound {r.theorem:.4f})" for r in thr.itertuples())
