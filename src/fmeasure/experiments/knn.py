@@ -147,6 +147,8 @@ def speed_sentence(ratios) -> str:
     --------
     >>> speed_sentence(pd.Series([12.0, 150.0, 40.0]))
     'Ours are faster in every cell, by a factor of 12 to 150 (median 40): 1-2 orders of magnitude.'
+    >>> speed_sentence(pd.Series([3.0, 63.0]))
+    'Ours are faster in every cell, by a factor of 3 to 63 (median 33): up to 1 order of magnitude.'
     >>> speed_sentence(pd.Series([np.nan]))
     ''
     """
@@ -157,8 +159,14 @@ def speed_sentence(ratios) -> str:
     lo, hi, med = r.min(), r.max(), r.median()
     if lo > 1:
         k1, k2 = int(np.floor(np.log10(lo))), int(np.floor(np.log10(hi)))
-        orders = (f"{k1} order{'s' if k1 != 1 else ''} of magnitude" if k1 == k2
-                  else f"{k1}-{k2} orders of magnitude")
+        if k2 == 0:
+            orders = "less than one order of magnitude"
+        elif k1 == 0:
+            orders = f"up to {k2} order{'s' if k2 > 1 else ''} of magnitude"
+        elif k1 == k2:
+            orders = f"{k1} order{'s' if k1 > 1 else ''} of magnitude"
+        else:
+            orders = f"{k1}-{k2} orders of magnitude"
         return (f"Ours are faster in every cell, by a factor of {lo:.3g} to {hi:.3g} (median {med:.3g}): "
                 f"{orders}.")
     if hi < 1:
