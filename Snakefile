@@ -23,6 +23,9 @@ exit_on_config_error(check_config, config, f"{workflow.basedir}/config/schema.ya
 validate(config, "config/schema.yaml")  # fills in the defaults
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/theory.smk"

@@ -33,5 +33,6 @@ def test_table5_beside_paper_and_bold(tmp_path):
     assert table.loc[table.method == "EFP", "f_paper"].item() == pytest.approx(74.44)
     assert table.loc[table.method == "BR", "hamming_diff"].item() == pytest.approx(10.0 - 10.51)
     md = (tmp_path / "t.md").read_text()
-    assert "**75.00**" in md and "**10.00**" in md and "**74.44**" in md and "**10.51**" in md
+    assert "**75.00**" in md and "**10.00**" in md and "**74.44**" in md
+    assert "**10.51**" not in md and "| 10.51 |" in md  # the paper bolds nothing in scene's Hamming column
     assert pd.read_csv(tmp_path / "t.csv").shape[0] == 3

@@ -17,6 +17,12 @@ from pathlib import Path
 import pandas as pd
 import psutil  # a dependency of Snakemake
 import pytest
+import yaml
+
+from fmeasure.experiments.findings import paper_claims
+from fmeasure.experiments.report import markdown_to_html, stale_numbers
+
+from _browser import check_page, chromium
 
 from _mirror import ROOT, TEST_DATA, snakemake_env
 
@@ -59,10 +65,66 @@ def test_smoke_run_builds_table1_and_report(smoke_run):
         assert png.with_suffix(".pdf").is_file(), f"{png} has no PDF twin"
 
 
-def test_html_report_contains_table1(smoke_run):
+def _config():
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg.update(yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text()))
+    return cfg
+
+
+def test_report_opens_with_findings_for_every_claim_of_the_paper(smoke_run):
+    report = (smoke_run / "results" / "report.md").read_text()
+    assert report.index("## Findings") < report.index("## Corrections to the paper") < report.index("## Datasets")
+    findings = pd.read_csv(smoke_run / "results" / "findings.csv", dtype=str)
+    assert findings.claim_id.tolist() == paper_claims().claim_id.tolist()
+    assert findings.verdict.str.match(r"^(confirmed|not confirmed|contradicted|not run \(.+\))$").all()
+    rows = [ln for ln in report.split("## Findings")[1].split("\n## ")[0].splitlines() if ln.startswith("| [")]
+    assert len(rows) == len(findings)
+    assert "the worst-case regret is 2/3, not 1/2" in report
+    for once in ("Section 6 conclusions checked on this run", "Table 5. Parametric models"):
+        assert report.count(once) == 1, once
+
+
+def test_report_prose_numbers_all_come_from_this_run(smoke_run):
+    csvs = list((smoke_run / "results").rglob("*.csv"))
+    assert stale_numbers(smoke_run / "results" / "report.md", csvs, config=_config()) == []
+
+
+def test_report_every_figure_has_its_caption(smoke_run):
+    lines = (smoke_run / "results" / "report.md").read_text().splitlines()
+    figures = [i for i, ln in enumerate(lines) if ln.startswith("![")]
+    pngs = list((smoke_run / "results" / "figures").glob("*.png"))
+    assert len(figures) == len(pngs) > 0
+    for i in figures:
+        cap = lines[i + 2]
+        assert cap.startswith("*") and len(cap) > 80 and "{{" not in cap, (lines[i], cap)
+    assert "Means over 2 sampling runs" in "\n".join(lines)  # Figure 5's caption, filled from the config
+
+
+def test_html_report_contains_every_table_and_figure(smoke_run):
     _run(smoke_run, "--report", str(smoke_run / "report.html"))
     html = (smoke_run / "report.html").read_text(errors="replace")
     assert "table1.csv" in html and "Table 1 of the paper" in html
+    assert "findings.csv" in html and "{{" not in html.split("<script")[0]
+    for png in (smoke_run / "results" / "figures").glob("*.png"):
+        assert png.name in html, png.name
+    for name in ("table2.csv", "table3.csv", "table4.csv", "table5.csv", "simulations_claims.csv"):
+        assert name in html, name
+
+
+def test_reports_render_in_headless_chromium(smoke_run):
+    if chromium() is None:
+        pytest.skip("Chromium is not installed (CI installs it: apt-get install chromium)")
+    res = smoke_run / "results"
+    page = markdown_to_html(res / "report.md", res / "report_md.html")
+    seen = check_page(page)
+    n_png = len(list((res / "figures").glob("*.png")))
+    n_tables = (res / "report.md").read_text().count("\n|---")
+    assert seen["broken"] == [] and seen["n_img"] == n_png, seen
+    assert seen["n_table"] == n_tables > 5, seen
+    if not (smoke_run / "report.html").exists():
+        _run(smoke_run, "--report", str(smoke_run / "report.html"))
+    seen = check_page(smoke_run / "report.html")
+    assert seen["broken"] == [] and seen["text"] > 100, seen
 
 
 def test_every_rule_wrote_its_log(smoke_run):

@@ -7,6 +7,7 @@ try:
     from fmeasure.experiments.config import (STAGE_TABLES, as_list, content_entry, exit_on_config_error,
                                              lp_surrogates, needs_refit, select_datasets, setting_config,
                                              setting_datasets, used_fits)
+    from fmeasure.experiments.report import not_run_reasons
 except ImportError as _exc:
     raise ImportError(
         f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
@@ -19,7 +20,6 @@ wildcard_constraints:
 
 ENV = "../../envs/fmeasure.yaml"
 REPORT_CAPTIONS = os.path.join(workflow.basedir, "workflow", "report")
-REPORT_NOTES = os.path.join(workflow.basedir, "docs")
 DATA_DIR = config["data"]["dir"]
 STAGES = as_list(config["stages"], "stages")
 DATASETS, SKIPPED_DATASETS = exit_on_config_error(select_datasets, config)
@@ -29,11 +29,21 @@ for _message in SKIPPED_DATASETS:
 # Each stage file registers its final outputs here: STAGE_TARGETS["<stage>"] = [paths].
 STAGE_TARGETS = {}
 
+# Output path -> caption file (workflow/report/<name>.rst), filled by captioned(): the assembled
+# report looks a figure's caption up by its path, the same caption Snakemake's HTML report shows.
+REPORT_CAPTION_OF = {}
+
+
+def captioned(path, caption, category):
+    """``report(path, ...)`` with the caption ``workflow/report/<caption>``, registered by path."""
+    REPORT_CAPTION_OF[path] = os.path.join(REPORT_CAPTIONS, caption)
+    return report(path, caption=f"../report/{caption}", category=category)
+
 
 def get_all_targets():
     """Final outputs of the enabled stages, plus the assembled report."""
     targets = [t for stage in STAGES for t in STAGE_TARGETS.get(stage, [])]
-    return targets + ["results/report.md"]
+    return targets + ["results/report.md", "results/findings.csv"]
 
 
 def get_report_inputs():
@@ -46,10 +56,22 @@ def get_report_sections():
     return {stage: STAGE_TARGETS.get(stage, []) for stage in STAGES}
 
 
-def get_report_notes():
-    """The per-stage analyses (docs/<stage>.md) that exist, so the report follows their edits."""
-    paths = [os.path.join(REPORT_NOTES, f"{stage}.md") for stage in STAGES]
-    return [p for p in paths if os.path.exists(p)]
+def get_report_findings():
+    """The findings CSVs (results/findings/<stage>.csv) that the enabled stages register."""
+    return [t for t in get_report_inputs() if t.startswith("results/findings/")]
+
+
+def get_report_not_run():
+    """The paper's stages that are not run, with the reason (for the findings table)."""
+    return not_run_reasons(STAGES, os.path.join(workflow.basedir, "workflow", "rules"))
+
+
+def get_theory_tables():
+    """The theory tables the corrections section is written from (if the theory stage runs)."""
+    if "theory" not in STAGES:
+        return {}
+    names = ("figure1", "hamming", "jaccard", "independence", "threshold", "examples", "lp")
+    return {k: f"results/tables/theory_{k}.csv" for k in names}
 
 
 def get_catalog_entry(wildcards):
@@ -178,3 +200,9 @@ def get_ablation_spec(wildcards):
 def get_ablation_config(wildcards):
     """The stage config block with the setting's overrides applied."""
     return setting_config(config, wildcards.setting)
+
+
+def get_parametric_instances(wildcards=None):
+    """Per-instance test scores of every (dataset, learner) of the parametric stage."""
+    learners = as_list(config["parametric"]["learners"], "parametric.learners")
+    return [f"results/parametric/{d}/{lrn}_instances.csv.gz" for d in DATASETS for lrn in learners]

@@ -42,7 +42,7 @@ rule table1:
     input:
         get_all_parsed,
     output:
-        csv=report("results/tables/table1.csv", caption="../report/table1.rst", category="Data"),
+        csv=captioned("results/tables/table1.csv", "table1.rst", category="Data"),
         md="results/tables/table1.md",
     params:
         catalog=get_table1_catalog,

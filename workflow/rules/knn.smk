@@ -7,18 +7,21 @@ STAGE_TARGETS["knn"] = [
     "results/tables/table2.md",
     "results/tables/table3.csv",
     "results/tables/table3.md",
+    "results/findings/knn.csv",
 ]
 
 localrules:
     knn_all,
     knn_tables,
+    knn_findings,
 
 
 rule knn_run:
     input:
         get_parsed,
     output:
-        "results/knn/{dataset}.csv",
+        table="results/knn/{dataset}.csv",
+        instances="results/knn/{dataset}_instances.csv.gz",
     params:
         knn=config["knn"],
         jaccard_empty=config["metrics"]["jaccard_empty"],
@@ -40,9 +43,9 @@ rule knn_tables:
     input:
         expand("results/knn/{dataset}.csv", dataset=DATASETS),
     output:
-        table2=report("results/tables/table2.csv", caption="../report/knn_table2.rst", category="kNN"),
+        table2=captioned("results/tables/table2.csv", "knn_table2.rst", category="kNN"),
         table2_md="results/tables/table2.md",
-        table3=report("results/tables/table3.csv", caption="../report/knn_table3.rst", category="kNN"),
+        table3=captioned("results/tables/table3.csv", "knn_table3.rst", category="kNN"),
         table3_md="results/tables/table3.md",
     params:
         captions=REPORT_CAPTIONS,
@@ -54,6 +57,25 @@ rule knn_tables:
         ENV
     script:
         "../scripts/knn_tables.py"
+
+
+rule knn_findings:
+    input:
+        instances=expand("results/knn/{dataset}_instances.csv.gz", dataset=DATASETS),
+        table2="results/tables/table2.csv",
+        table3="results/tables/table3.csv",
+    output:
+        "results/findings/knn.csv",
+    params:
+        z=config["report"]["z"],
+        n_boot=config["report"]["n_boot"],
+        seed=config["report"]["seed"],
+    log:
+        "logs/knn/findings.log",
+    conda:
+        ENV
+    script:
+        "../scripts/knn_findings.py"
 
 
 rule knn_all:

@@ -2,7 +2,8 @@
 # regressions tuned per model by CV. One fit+predict job per (dataset, learner), then the table.
 # All logic lives in fmeasure.learners.parametric and fmeasure.experiments.parametric.
 
-STAGE_TARGETS["parametric"] = ["results/tables/table5.csv", "results/tables/table5.md"]
+STAGE_TARGETS["parametric"] = ["results/tables/table5.csv", "results/tables/table5.md",
+                                "results/findings/parametric.csv"]
 
 
 wildcard_constraints:
@@ -12,13 +13,15 @@ wildcard_constraints:
 localrules:
     parametric_all,
     parametric_table5,
+    parametric_findings,
 
 
 rule parametric_fit_predict:
     input:
         get_parsed,
     output:
-        "results/parametric/{dataset}/{learner}.json",
+        record="results/parametric/{dataset}/{learner}.json",
+        instances="results/parametric/{dataset}/{learner}_instances.csv.gz",
     params:
         cfg=config["parametric"],
     threads: config["parametric"]["threads"]
@@ -39,7 +42,7 @@ rule parametric_table5:
     input:
         get_parametric_records,
     output:
-        csv=report("results/tables/table5.csv", caption="../report/parametric_table5.rst", category="Parametric"),
+        csv=captioned("results/tables/table5.csv", "parametric_table5.rst", category="Parametric"),
         md="results/tables/table5.md",
     params:
         cfg=config["parametric"],
@@ -49,6 +52,24 @@ rule parametric_table5:
         ENV
     script:
         "../scripts/parametric_table5.py"
+
+
+rule parametric_findings:
+    input:
+        instances=get_parametric_instances,
+        table5="results/tables/table5.csv",
+    output:
+        "results/findings/parametric.csv",
+    params:
+        z=config["report"]["z"],
+        n_boot=config["report"]["n_boot"],
+        seed=config["report"]["seed"],
+    log:
+        "logs/parametric/findings.log",
+    conda:
+        ENV
+    script:
+        "../scripts/parametric_findings.py"
 
 
 rule parametric_all:

@@ -8,6 +8,7 @@ STAGE_TARGETS["pcc"] = [
     "results/tables/table4.md",
     "results/figures/figure5.png",
     "results/figures/figure5.pdf",
+    "results/findings/pcc.csv",
 ]
 
 
@@ -19,6 +20,7 @@ localrules:
     pcc_all,
     pcc_table4,
     pcc_figure5,
+    pcc_findings,
 
 
 rule pcc_fit:
@@ -49,7 +51,8 @@ rule pcc_table4_rows:
         model="results/pcc/{dataset}/chain.pkl",
         info="results/pcc/{dataset}/fit.json",
     output:
-        "results/pcc/{dataset}/table4_rows.csv",
+        rows="results/pcc/{dataset}/table4_rows.csv",
+        instances="results/pcc/{dataset}/table4_instances.csv.gz",
     params:
         cfg=config["pcc"],
         jaccard_empty=config["metrics"]["jaccard_empty"],
@@ -106,7 +109,7 @@ rule pcc_table4:
     input:
         get_pcc_table4_rows,
     output:
-        csv=report("results/tables/table4.csv", caption="../report/pcc_table4.rst", category="PCC"),
+        csv=captioned("results/tables/table4.csv", "pcc_table4.rst", category="PCC"),
         md="results/tables/table4.md",
     params:
         jaccard_empty=config["metrics"]["jaccard_empty"],
@@ -125,7 +128,7 @@ rule pcc_figure5:
         exact=get_pcc_exact,
     output:
         csv="results/pcc/figure5.csv",
-        png=report("results/figures/figure5.png", caption="../report/pcc_figure5.rst", category="PCC"),
+        png=captioned("results/figures/figure5.png", "pcc_figure5.rst", category="PCC"),
         pdf="results/figures/figure5.pdf",
     log:
         "logs/pcc/figure5.log",
@@ -133,6 +136,25 @@ rule pcc_figure5:
         ENV
     script:
         "../scripts/pcc_figure5.py"
+
+
+rule pcc_findings:
+    input:
+        instances=expand("results/pcc/{dataset}/table4_instances.csv.gz", dataset=DATASETS),
+        table4="results/tables/table4.csv",
+        figure5="results/pcc/figure5.csv",
+    output:
+        "results/findings/pcc.csv",
+    params:
+        z=config["report"]["z"],
+        n_boot=config["report"]["n_boot"],
+        seed=config["report"]["seed"],
+    log:
+        "logs/pcc/findings.log",
+    conda:
+        ENV
+    script:
+        "../scripts/pcc_findings.py"
 
 
 rule pcc_all:

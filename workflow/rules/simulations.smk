@@ -28,12 +28,14 @@ STAGE_TARGETS["simulations"] = [
     "results/figures/simulations_figure4.png",
     "results/figures/simulations_figure4.pdf",
     "results/tables/simulations_figure4.csv",
+    "results/findings/simulations.csv",
 ]
 
 localrules:
     simulations_all,
     simulations_aggregate,
     simulations_figure4,
+    simulations_findings,
 
 
 rule simulations_run:
@@ -62,14 +64,14 @@ rule simulations_aggregate:
         reference=SIM_REFERENCES,
     output:
         figures=expand("results/tables/simulations_{fig}.csv", fig=[SIM_FIGURE[k] for k in SIM_KINDS]),
-        claims_csv=report("results/tables/simulations_claims.csv", caption="../report/simulations_claims.rst",
+        claims_csv=captioned("results/tables/simulations_claims.csv", "simulations_claims.rst",
                           category="Simulations"),
         claims_md="results/tables/simulations_claims.md",
         regret_csv="results/tables/simulations_regret.csv",
         regret_md="results/tables/simulations_regret.md",
     params:
         kinds=SIM_KINDS,
-        tolerance=SIM["claims_tolerance"],
+        z=config["report"]["z"],
     log:
         "logs/simulations/aggregate.log",
     conda:
@@ -87,7 +89,7 @@ for _fig in ("figure2", "figure3"):
         input:
             f"results/tables/simulations_{_fig}.csv",
         output:
-            png=report(f"results/figures/simulations_{_fig}.png", caption=f"../report/simulations_{_fig}.rst",
+            png=captioned(f"results/figures/simulations_{_fig}.png", f"simulations_{_fig}.rst",
                        category="Simulations"),
             pdf=f"results/figures/simulations_{_fig}.pdf",
         params:
@@ -122,7 +124,7 @@ rule simulations_figure4:
         "results/simulations/timing.csv",
     output:
         csv="results/tables/simulations_figure4.csv",
-        png=report("results/figures/simulations_figure4.png", caption="../report/simulations_figure4.rst",
+        png=captioned("results/figures/simulations_figure4.png", "simulations_figure4.rst",
                    category="Simulations"),
         pdf="results/figures/simulations_figure4.pdf",
     log:
@@ -131,6 +133,22 @@ rule simulations_figure4:
         ENV
     script:
         "../scripts/simulations_figure4.py"
+
+
+rule simulations_findings:
+    input:
+        claims="results/tables/simulations_claims.csv",
+        figure4="results/tables/simulations_figure4.csv",
+    output:
+        "results/findings/simulations.csv",
+    params:
+        z=config["report"]["z"],
+    log:
+        "logs/simulations/findings.log",
+    conda:
+        ENV
+    script:
+        "../scripts/simulations_findings.py"
 
 
 rule simulations_all:

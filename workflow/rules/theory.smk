@@ -8,6 +8,7 @@ THEORY_FIGURES = ["theory_figure1", "theory_jaccard", "theory_independence", "th
 STAGE_TARGETS["theory"] = (
     [f"results/tables/{t}.{ext}" for t in THEORY_TABLES for ext in ("csv", "md")]
     + [f"results/figures/{f}.{ext}" for f in THEORY_FIGURES for ext in ("png", "pdf")]
+    + ["results/findings/theory.csv"]
 )
 
 
@@ -21,6 +22,7 @@ localrules:
     theory_threshold,
     theory_hamming,
     theory_lp_summary,
+    theory_findings,
 
 
 rule theory_figure1:
@@ -29,7 +31,7 @@ rule theory_figure1:
     output:
         csv="results/tables/theory_figure1.csv",
         md="results/tables/theory_figure1.md",
-        png=report("results/figures/theory_figure1.png", caption="../report/theory_figure1.rst", category="Theory"),
+        png=captioned("results/figures/theory_figure1.png", "theory_figure1.rst", category="Theory"),
         pdf="results/figures/theory_figure1.pdf",
     params:
         cfg=config["theory"]["figure1"],
@@ -43,7 +45,7 @@ rule theory_figure1:
 
 rule theory_hamming:
     output:
-        csv=report("results/tables/theory_hamming.csv", caption="../report/theory_hamming.rst", category="Theory"),
+        csv=captioned("results/tables/theory_hamming.csv", "theory_hamming.rst", category="Theory"),
         md="results/tables/theory_hamming.md",
     params:
         cfg=config["theory"]["hamming"],
@@ -60,7 +62,7 @@ rule theory_jaccard:
         csv="results/tables/theory_jaccard.csv",
         md="results/tables/theory_jaccard.md",
         samples="results/theory/jaccard_samples.csv",
-        png=report("results/figures/theory_jaccard.png", caption="../report/theory_jaccard.rst", category="Theory"),
+        png=captioned("results/figures/theory_jaccard.png", "theory_jaccard.rst", category="Theory"),
         pdf="results/figures/theory_jaccard.pdf",
     params:
         cfg=config["theory"]["jaccard"],
@@ -76,7 +78,7 @@ rule theory_independence:
     output:
         csv="results/tables/theory_independence.csv",
         md="results/tables/theory_independence.md",
-        png=report("results/figures/theory_independence.png", caption="../report/theory_independence.rst", category="Theory"),
+        png=captioned("results/figures/theory_independence.png", "theory_independence.rst", category="Theory"),
         pdf="results/figures/theory_independence.pdf",
     params:
         cfg=config["theory"]["independence"],
@@ -90,7 +92,7 @@ rule theory_independence:
 
 rule theory_threshold:
     output:
-        csv=report("results/tables/theory_threshold.csv", caption="../report/theory_threshold.rst", category="Theory"),
+        csv=captioned("results/tables/theory_threshold.csv", "theory_threshold.rst", category="Theory"),
         md="results/tables/theory_threshold.md",
     params:
         cfg=config["theory"]["threshold"],
@@ -104,7 +106,7 @@ rule theory_threshold:
 
 rule theory_examples:
     output:
-        csv=report("results/tables/theory_examples.csv", caption="../report/theory_examples.rst", category="Theory"),
+        csv=captioned("results/tables/theory_examples.csv", "theory_examples.rst", category="Theory"),
         md="results/tables/theory_examples.md",
     log:
         "logs/theory/examples.log",
@@ -136,11 +138,11 @@ rule theory_lp_summary:
         rows=get_theory_lp_rows,
         dists=get_theory_lp_dists,
     output:
-        csv=report("results/tables/theory_lp.csv", caption="../report/theory_lp_table.rst", category="Theory"),
+        csv=captioned("results/tables/theory_lp.csv", "theory_lp_table.rst", category="Theory"),
         md="results/tables/theory_lp.md",
         dist_csv="results/tables/theory_lp_distributions.csv",
         dist_md="results/tables/theory_lp_distributions.md",
-        png=report("results/figures/theory_lp.png", caption="../report/theory_lp.rst", category="Theory"),
+        png=captioned("results/figures/theory_lp.png", "theory_lp.rst", category="Theory"),
         pdf="results/figures/theory_lp.pdf",
     log:
         "logs/theory/lp_summary.log",
@@ -148,6 +150,20 @@ rule theory_lp_summary:
         ENV
     script:
         "../scripts/theory_lp_summary.py"
+
+
+rule theory_findings:
+    input:
+        **{k: f"results/tables/theory_{k}.csv"
+           for k in ("figure1", "hamming", "jaccard", "independence", "threshold", "examples", "lp")},
+    output:
+        "results/findings/theory.csv",
+    log:
+        "logs/theory/findings.log",
+    conda:
+        ENV
+    script:
+        "../scripts/theory_findings.py"
 
 
 rule theory_all:

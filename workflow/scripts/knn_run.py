@@ -7,7 +7,7 @@ from fmeasure.io import atomic_output, script_logging
 log = script_logging(snakemake)  # noqa: F821
 cfg = snakemake.params.knn  # noqa: F821
 ds = datasets.load(snakemake.input[0])  # noqa: F821
-result = run_knn(
+result, instances = run_knn(
     ds,
     neighbours=cfg["neighbours"],
     methods=cfg["methods"],
@@ -18,7 +18,10 @@ result = run_knn(
     tie_tolerance=cfg["tie_tolerance"],
     mm_half=cfg["mm_half"],
     n_jobs=snakemake.threads,  # noqa: F821
+    return_instances=True,
 )
-with atomic_output(snakemake.output[0]) as tmp:  # noqa: F821
+with atomic_output(snakemake.output.table) as tmp:  # noqa: F821
     result.to_csv(tmp, index=False)
+with atomic_output(snakemake.output.instances) as tmp:  # noqa: F821
+    instances.to_csv(tmp, index=False, float_format="%.6g", compression="gzip")
 log.info("%s: %d settings, %.2f s of search + inference", ds.name, len(result), result["time_s"].sum())

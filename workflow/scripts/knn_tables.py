@@ -6,6 +6,7 @@ import pandas as pd
 
 from fmeasure.datasets import describe_empty_label_sets
 from fmeasure.experiments.knn import write_tables
+from fmeasure.experiments.report import render_caption
 from fmeasure.io import script_logging
 
 log = script_logging(snakemake)  # noqa: F821
@@ -18,7 +19,7 @@ settings = (
     + describe_empty_label_sets({d: tuple(r) for d, r in empty.iterrows()}, params.jaccard_empty)
 )
 captions = {
-    n: " ".join((Path(params.captions) / f"knn_{n}.rst").read_text().split()) + " " + settings
+    n: render_caption(Path(params.captions) / f"knn_{n}.rst", snakemake.config) + " " + settings  # noqa: F821
     for n in ("table2", "table3")
 }
 write_tables(

@@ -8,8 +8,11 @@ from fmeasure.io import atomic_output, script_logging
 
 log = script_logging(snakemake)  # noqa: F821
 ds = datasets.load(snakemake.input[0])  # noqa: F821
-rec = run_learner(ds, snakemake.wildcards.learner, snakemake.params.cfg, n_jobs=snakemake.threads)  # noqa: F821
-with atomic_output(snakemake.output[0]) as tmp:  # noqa: F821
+rec, instances = run_learner(ds, snakemake.wildcards.learner, snakemake.params.cfg,  # noqa: F821
+                             n_jobs=snakemake.threads, return_instances=True)  # noqa: F821
+with atomic_output(snakemake.output.record) as tmp:  # noqa: F821
     with open(tmp, "w") as fh:
         json.dump(rec, fh, indent=1)
-log.info("wrote %s", snakemake.output[0])  # noqa: F821
+with atomic_output(snakemake.output.instances) as tmp:  # noqa: F821
+    instances.to_csv(tmp, index=False, float_format="%.6g", compression="gzip")
+log.info("wrote %s", snakemake.output.record)  # noqa: F821

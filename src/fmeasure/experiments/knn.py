@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure import metrics
+from fmeasure.experiments.findings import instance_scores
 from fmeasure.learners.knn import INFERENCE_METHODS, KNeighborsFMeasure
 from fmeasure.tables import beside_paper, paper_numbers, write_table
 from fmeasure.timing import best_of
@@ -32,7 +33,8 @@ MEASURES = {
 }
 
 
-def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, **estimator_params):
+def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, return_instances=False,
+            **estimator_params):
     """Evaluate kNN with each inference method and neighbourhood size on one dataset.
 
     Parameters
@@ -47,6 +49,8 @@ def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, **e
         Jaccard index of an empty prediction for an empty label set.
     timing_repeats : int
         Each timed step runs this many times; the smallest time is kept.
+    return_instances : bool
+        Also return the per-instance scores (for the bootstrap of the findings).
     **estimator_params
         Passed to :class:`~fmeasure.learners.knn.KNeighborsFMeasure` (``scaling``, ``ties``,
         ``mm_half``, ``tie_tolerance``, ``n_jobs``, ...).
@@ -57,6 +61,8 @@ def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, **e
         One row per (l, method): ``dataset, l, method`` (upper case), the four measures in %,
         ``search_s`` (neighbour search for this l, shared by the methods), ``inference_s``
         (gathering labels, estimation, inference) and ``time_s = search_s + inference_s``.
+        With ``return_instances=True``, a pair ``(table, instances)``: ``instances`` has one row per
+        (l, method, test instance) with the four measures in %.
 
     Examples
     --------
@@ -71,7 +77,7 @@ def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, **e
         raise ValueError(f"methods: unknown inference methods {bad}; choose from {INFERENCE_METHODS}")
     est = KNeighborsFMeasure(**estimator_params).fit(ds.X_train, ds.Y_train)
     Y = np.asarray(ds.Y_test)
-    rows = []
+    rows, inst = [], []
     for l in neighbours:
         est.set_params(n_neighbors=int(l))
         t_search, (_, ind) = best_of(lambda: est.kneighbors(ds.X_test), max(1, int(timing_repeats)))
@@ -95,6 +101,12 @@ def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, **e
                 }
             )
             logger.info("%s l=%d %s: F=%.2f%% in %.3f s", ds.name, l, method, rows[-1]["f"], rows[-1]["time_s"])
+            if return_instances:
+                inst.append(instance_scores(Y, H, jaccard_empty=jaccard_empty)
+                            .assign(dataset=ds.name, l=int(l), method=method.upper()))
+    if return_instances:
+        cols = ["dataset", "l", "method", "instance", *MEASURES]
+        return pd.DataFrame(rows), pd.concat(inst, ignore_index=True)[cols]
     return pd.DataFrame(rows)
 
 
@@ -130,6 +142,41 @@ def _paper_layout(df, values, digits, best=None):
     return pd.DataFrame(rows), pd.DataFrame(bold)
 
 
+def speed_sentence(ratios) -> str:
+    """What Table 3's comparison shows, from the ratios paper time / our time (one per cell).
+
+    Examples
+    --------
+    >>> speed_sentence(pd.Series([12.0, 150.0, 40.0]))
+    'Ours are faster in every cell, by a factor of 12 to 150 (median 40): 1-2 orders of magnitude.'
+    >>> speed_sentence(pd.Series([3.0, 63.0]))
+    'Ours are faster in every cell, by a factor of 3 to 63 (median 33): up to 1 order of magnitude.'
+    >>> speed_sentence(pd.Series([np.nan]))
+    ''
+    """
+    r = pd.Series(ratios, dtype=float).dropna()
+    r = r[r > 0]
+    if r.empty:
+        return ""
+    lo, hi, med = r.min(), r.max(), r.median()
+    if lo > 1:
+        k1, k2 = int(np.floor(np.log10(lo))), int(np.floor(np.log10(hi)))
+        if k2 == 0:
+            orders = "less than one order of magnitude"
+        elif k1 == 0:
+            orders = f"up to {k2} order{'s' if k2 > 1 else ''} of magnitude"
+        elif k1 == k2:
+            orders = f"{k1} order{'s' if k1 > 1 else ''} of magnitude"
+        else:
+            orders = f"{k1}-{k2} orders of magnitude"
+        return (f"Ours are faster in every cell, by a factor of {lo:.3g} to {hi:.3g} (median {med:.3g}): "
+                f"{orders}.")
+    if hi < 1:
+        return f"Ours are slower in every cell: the paper's times are {lo:.3g} to {hi:.3g} times ours."
+    return (f"The paper's times are {lo:.3g} to {hi:.3g} times ours (median {med:.3g}): faster in "
+            f"{int((r > 1).sum())} of {len(r)} cells.")
+
+
 def write_tables(results, *, table2_csv, table2_md, table3_csv, table3_md, caption2, caption3):
     """Write Tables 2 and 3 (tidy CSV + paper-layout Markdown), ours beside the paper's.
 
@@ -159,5 +206,45 @@ def write_tables(results, *, table2_csv, table2_md, table3_csv, table3_md, capti
                       paper_numbers("table3"), keys, ["time_s"])
     t3["time_ratio_paper_over_ours"] = t3["time_s_paper"] / t3["time_s"]
     md3, _ = _paper_layout(t3, {"time_s": "time [s]"}, 3)
+    caption3 = f"{caption3} {speed_sentence(t3['time_ratio_paper_over_ours'])}".strip()
     write_table(t3, table3_csv, table3_md, caption=caption3, md_df=md3, float_format="{:.3f}")
     return t2, t3
+
+
+def _base(name: str) -> str:
+    return str(name).split("-")[0].lower()
+
+
+def write_findings(instance_paths, table2_csv, table3_csv, out_csv, *, z=2.0, n_boot=1000, seed=0):
+    """``results/findings/knn.csv``: the claims of Section 7.2.1 by paired bootstrap over test
+    instances, one cell per (dataset, l); Tables 2 and 3 against the paper."""
+    from fmeasure.experiments import findings as F
+
+    inst = pd.concat([pd.read_csv(p) for p in instance_paths], ignore_index=True)
+    enron = inst.dataset.map(_base) == "enron"
+    link = "#sec-knn"
+    kw = dict(n_boot=n_boot, seed=seed)
+    by = ["dataset", "l"]
+    spec = [
+        ("knn.mm_hamming", inst, "hamming", ["MM"], ["JM", "FM", "GFM"], "no dataset"),
+        ("knn.jm_subset01", inst[~enron], "subset01", ["JM"], ["MM", "FM", "GFM"], "no dataset other than Enron"),
+        ("knn.f_maximizers", inst, "f", ["FM", "GFM"], ["MM", "JM"], "no dataset"),
+        ("knn.fm_enron", inst[enron], "f", ["FM"], ["GFM"], "Enron not in this run"),
+        ("knn.gfm_others", inst[~enron], "f", ["GFM"], ["FM"], "no dataset other than Enron"),
+    ]
+    rows = []
+    for cid, part, measure, a, b, why in spec:
+        cells = F.bootstrap_cells(part, by, measure, a, b, **kw)
+        rows.append(F.cells_finding(cid, cells, z=z, link=link, none_reason=why,
+                                    what=f"{'/'.join(a)} vs best of {'/'.join(b)}, {MEASURES[measure][0]}"))
+    t2 = pd.read_csv(table2_csv)
+    rows.insert(0, F.deviation_finding("table2", t2, list(MEASURES), keys=("dataset", "method", "l"), link=link))
+    t3 = pd.read_csv(table3_csv)
+    dom = t3.search_s > t3.inference_s
+    cat = F.paper_claims().set_index("claim_id")
+    v = "confirmed" if dom.all() else "contradicted" if not dom.any() else "not confirmed"
+    ratio = (t3.search_s / t3.inference_s.where(t3.inference_s > 0)).median()
+    rows.append(F.finding("table3", cat.loc["table3", "claim"], cat.loc["table3", "section"], v,
+                          evidence=(f"search longer than inference in {int(dom.sum())} of {len(t3)} cells "
+                                    f"(median ratio {ratio:.3g}; timed, no SE)"), link=link))
+    return F.write_findings(rows, out_csv)

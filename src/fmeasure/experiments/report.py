@@ -1,77 +1,331 @@
-"""Stage ``report``: :func:`write_report` stitches every stage's tables (Markdown) and figures (PNG) into
-``results/report.md``, with the captions kept in ``workflow/report/<name>.rst``.
+"""Stage ``report``: :func:`write_report` writes ``results/report.md``, findings first.
+
+Order: the findings table (one row per table, figure, theorem and claim of the paper, from
+``results/findings/<stage>.csv`` and :func:`fmeasure.experiments.findings.collect`), the
+corrections to the paper (generated from the theory tables), then one section per stage: its
+tables (Markdown) and figures (PNG, with the caption registered for the figure's path), and an
+analysis generated from this run's tables. Nothing in the report is pasted from documentation:
+every number comes from a table of this run, the paper's numbers, or the config.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 from fmeasure.io import atomic_output
 
-__all__ = ["write_report", "STAGE_TITLES"]
+__all__ = ["write_report", "markdown_to_html", "STAGE_TITLES", "NOT_IN_WORKFLOW", "render_caption", "deviations",
+           "prose_numbers", "stale_numbers", "MAX_INLINE_LINES"]
 
 STAGE_TITLES = {
     "data": "Datasets (Table 1)",
-    "theory": "Theory: worst-case regrets (Sections 2-4, Figure 1)",
+    "theory": "Theory: worst-case regrets (Sections 3-4, Figure 1)",
     "simulations": "Simulations (Section 6, Figures 2-4)",
     "knn": "Instance-based learning (Tables 2 and 3)",
     "pcc": "Probabilistic classifier chains (Table 4, Figure 5)",
     "parametric": "Parametric plug-in models: BR, LFP, EFP (Table 5)",
+    "structured": "All methods and RML, the F-measure structured SVM (Table 6)",
     "voting": "The JRS 2012 voting ensemble (Table 7)",
     "trees": "F-measure decision trees and their bagging (Section 7.1.2, beyond the paper)",
-    "structured": "All methods and RML, the F-measure structured SVM (Table 6)",
+    "ablations": "Ablations: alternative readings of the paper",
 }
+
+#: Why a stage of the paper may be absent from the findings (stage -> reason) when it has no rule file.
+NOT_IN_WORKFLOW = "stage not part of this workflow"
 
 #: Tables longer than this are linked from the report, not printed in it.
 MAX_INLINE_LINES = 80
 
-
-def _caption(captions_dir, stem: str) -> str:
-    path = Path(captions_dir) / f"{stem}.rst" if captions_dir else None
-    if path and path.is_file():
-        return " ".join(path.read_text().split())
-    return ""
+#: A cell of Tables 2-5 is a deviation when it is more than this many points from the paper's.
+DEVIATION_POINTS = 2.0
 
 
-def _stage_notes(notes, stage: str) -> list[str]:
-    """The analysis written for a stage (``docs/<stage>.md``), headings moved one level down."""
-    path = {Path(p).stem: Path(p) for p in notes}.get(stage)
-    if path is None:
+def anchor(stage: str) -> str:
+    """The link of a stage's section in the report."""
+    return f"#sec-{stage}"
+
+
+# --------------------------------------------------------------------------------------------------
+# captions
+
+
+def render_caption(path, config: dict | None = None) -> str:
+    """A caption file (``.rst``) as one line, its Jinja placeholders (``{{ snakemake.config[...] }}``,
+    as in Snakemake's HTML report) filled from ``config``."""
+    text = Path(path).read_text()
+    if "{{" in text or "{%" in text:
+        import jinja2
+        from types import SimpleNamespace
+
+        text = jinja2.Template(text).render(snakemake=SimpleNamespace(config=config or {}))
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------------------------------
+# deviations from the paper and generated analyses
+
+_MEASURE_NAMES = {"hamming": "Hamming loss", "subset01": "subset 0/1 loss", "f": "F-measure",
+                  "jaccard": "Jaccard index"}
+
+
+def deviations(table: pd.DataFrame, values, keys, *, threshold: float = DEVIATION_POINTS) -> pd.DataFrame:
+    """Cells more than ``threshold`` points from the paper: ``keys..., measure, ours, paper, diff``."""
+    rows = []
+    for v in values:
+        if v not in table.columns or f"{v}_paper" not in table.columns:
+            continue
+        for _, r in table.iterrows():
+            ours, paper = r[v], r[f"{v}_paper"]
+            if pd.notna(ours) and pd.notna(paper) and abs(ours - paper) > threshold:
+                rows.append({**{k: r[k] for k in keys}, "measure": v, "ours": round(float(ours), 2),
+                             "paper": float(paper), "diff": round(float(ours - paper), 2)})
+    return pd.DataFrame(rows, columns=[*keys, "measure", "ours", "paper", "diff"])
+
+
+def _fmt_dev(d: pd.DataFrame, keys) -> str:
+    return "; ".join(
+        " ".join(str(r[k]) for k in keys) + f" {_MEASURE_NAMES.get(r['measure'], r['measure'])}: "
+        f"{r['ours']:.2f} vs {r['paper']:.2f} ({r['diff']:+.2f})" for _, r in d.iterrows())
+
+
+def _findings_sentences(findings: pd.DataFrame, stage: str) -> list[str]:
+    sub = findings[findings.stage == stage]
+    if not len(sub):
         return []
-    lines = path.read_text().rstrip().splitlines()
-    if lines and lines[0].startswith("# "):
-        lines = lines[1:]  # the section has its own title
-    return ["#" + ln if ln.startswith("#") else ln for ln in lines] + [""]
+    counts = sub.verdict.map(lambda v: "not run" if str(v).startswith("not run") else v).value_counts()
+    parts = [f"{n} {v}" for v, n in counts.items()]
+    lines = ["", f"Claims of this section: {', '.join(parts)} (see the [findings](#sec-findings)).", ""]
+    bad = sub[sub.verdict.isin(["contradicted", "not confirmed"])]
+    for r in bad.itertuples(index=False):
+        ev = f"margin {r.margin:+.2f} ± {r.se:.2f}" if pd.notna(r.se) and pd.notna(r.margin) else r.evidence
+        lines.append(f"- *{r.claim}*: {r.verdict} ({ev}).")
+    return lines
 
 
-def write_report(sections: dict, out_path, *, title: str, skipped=(), captions_dir=None,
-                    notes=()) -> None:
-    """Write a Markdown report: one section per stage, its tables inline and figures linked.
+def _analysis_simulations(tables: Path) -> list[str]:
+    out = []
+    for fig, kind in (("figure2", "independent"), ("figure3", "chain")):
+        p = tables / f"simulations_{fig}.csv"
+        if not p.exists():
+            continue
+        s = pd.read_csv(p)
+        n = int(s.train_size.max())
+        big = s[s.train_size == n]
+        best = []
+        for measure in ("hamming", "subset01", "f", "jaccard"):
+            b = big[big.measure == measure].set_index("method")["mean"]
+            if len(b):
+                top = b.min() if measure in ("hamming", "subset01") else b.max()
+                tied = [k for k, v in b.items() if abs(v - top) <= 1e-12]
+                best.append(f"{_MEASURE_NAMES[measure]} {' = '.join(tied)} ({top:.4f})")
+        out.append(f"- {kind} labels, n = {n}: best mean per measure: " + "; ".join(best) + ".")
+        from fmeasure.experiments.simulations import coinciding_methods
+
+        coinc = coinciding_methods(s)
+        if coinc:
+            out.append(f"  Identical curves in every panel: {', '.join(' = '.join(c) for c in coinc)} "
+                       "(drawn with offset markers).")
+    p = tables / "simulations_figure4.csv"
+    if p.exists():
+        t = pd.read_csv(p)
+        m = int(t.n_labels.max())
+        for step in ("estimation", "inference"):
+            tot = t[(t.n_labels == m) & (t.step == step)].set_index("method").time_ms_mean.sort_values()
+            if len(tot):
+                out.append(f"- Figure 4, m = {m}: {step} time per training sample, fastest to slowest: "
+                           + ", ".join(f"{k} {v:.4g} ms" for k, v in tot.items()) + ".")
+    return out
+
+
+_DEVIATIONS: list = []  # filled by the analyses of one write_report call
+
+
+def _analysis_deviations(table_csv: Path, values, keys, what: str) -> list[str]:
+    if not table_csv.exists():
+        return []
+    dev = deviations(pd.read_csv(table_csv), values, keys)
+    _DEVIATIONS.append(dev.assign(table=what))
+    if not len(dev):
+        t = pd.read_csv(table_csv)
+        has_paper = any(f"{v}_paper" in t.columns and t[f"{v}_paper"].notna().any() for v in values)
+        return [f"- {what}: every cell within {DEVIATION_POINTS:g} points of the paper."] if has_paper else \
+            [f"- {what}: no dataset of the paper in this run, nothing to compare."]
+    return [f"- {what}: {len(dev)} cells more than {DEVIATION_POINTS:g} points from the paper (ours vs paper): "
+            + _fmt_dev(dev, keys) + "."]
+
+
+def _analysis_table3(tables: Path) -> list[str]:
+    p = tables / "table3.csv"
+    if not p.exists():
+        return []
+    t = pd.read_csv(p)
+    r = t["time_ratio_paper_over_ours"].dropna() if "time_ratio_paper_over_ours" in t else pd.Series(dtype=float)
+    if not len(r):
+        return []
+    return [f"- Table 3: the paper's times are {r.min():.3g} to {r.max():.3g} times ours "
+            f"(median {r.median():.3g}; different machines and implementations)."]
+
+
+def _analysis(stage: str, tables: Path) -> list[str]:
+    if stage == "simulations":
+        return _analysis_simulations(tables)
+    if stage == "knn":
+        return (_analysis_deviations(tables / "table2.csv", list(_MEASURE_NAMES), ["dataset", "method", "l"], "Table 2")
+                + _analysis_table3(tables))
+    if stage == "pcc":
+        return _analysis_deviations(tables / "table4.csv", list(_MEASURE_NAMES), ["dataset", "method"], "Table 4")
+    if stage == "parametric":
+        return _analysis_deviations(tables / "table5.csv", ["hamming", "f"], ["dataset", "method"], "Table 5")
+    return []
+
+
+# --------------------------------------------------------------------------------------------------
+# data findings (Table 1, Mediamill): made here, from Table 1 and the list of skipped datasets
+
+
+def data_findings(table1_csv, skipped) -> pd.DataFrame:
+    from fmeasure.experiments.findings import finding, paper_claims
+
+    cat = paper_claims().set_index("claim_id")
+    rows = []
+    link = anchor("data")
+    if table1_csv and Path(table1_csv).exists():
+        t = pd.read_csv(table1_csv)
+        cols = [c for c in ("n_train", "n_test", "m", "d") if f"{c}_paper" in t]
+        known = t.dropna(subset=[f"{c}_paper" for c in cols], how="all")
+        if len(known):
+            bad = [(r.dataset, c) for r in known.itertuples() for c in cols
+                   if pd.notna(getattr(r, f"{c}_paper")) and getattr(r, c) != getattr(r, f"{c}_paper")]
+            rows.append(finding("table1", cat.loc["table1", "claim"], cat.loc["table1", "section"],
+                                "confirmed" if not bad else "contradicted", float(len(bad)), np.nan,
+                                f"{len(bad)} of {len(known) * len(cols)} counts differ from the paper "
+                                f"({', '.join(map(str, known.dataset))})", link))
+        else:
+            rows.append(finding("table1", cat.loc["table1", "claim"], cat.loc["table1", "section"],
+                                "not run (no dataset of the paper in this run)", link=link))
+        has_mm = t.dataset.astype(str).str.startswith("mediamill").any()
+    else:
+        has_mm = False
+    why = [s for s in skipped if "mediamill" in str(s).lower()]
+    if has_mm:
+        rows.append(finding("mediamill", cat.loc["mediamill", "claim"], cat.loc["mediamill", "section"],
+                            "confirmed", evidence="Mediamill is in this run's tables", link=link))
+    else:
+        reason = "files not available" if why else "not selected in config"
+        rows.append(finding("mediamill", cat.loc["mediamill", "claim"], cat.loc["mediamill", "section"],
+                            f"not run ({reason})", evidence="; ".join(map(str, why)), link=link))
+    return pd.DataFrame(rows)
+
+
+#: The paper's stages (every stage of ``paper_numbers/claims.csv``).
+PAPER_STAGES = ("data", "theory", "simulations", "knn", "pcc", "parametric", "structured", "voting", "trees")
+
+
+def not_run_reasons(stages, rules_dir) -> dict:
+    """Stage -> why it did not run, for the paper's stages missing from ``stages``."""
+    out = {}
+    for s in PAPER_STAGES:
+        if s in stages:
+            continue
+        has_rules = (Path(rules_dir) / f"{s}.smk").exists()
+        out[s] = "stage left out of `stages` in the config" if has_rules else NOT_IN_WORKFLOW
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# the report
+
+
+def _num(x, fmt="{:+.2f}") -> str:
+    return "" if pd.isna(x) else fmt.format(x)
+
+
+def findings_markdown(f: pd.DataFrame) -> str:
+    """The findings table (Markdown)."""
+    lines = ["| claim (paper) | section | verdict | margin | SE | evidence |", "|---|---|---|---|---|---|"]
+    for r in f.itertuples(index=False):
+        link = r.link if isinstance(r.link, str) and r.link else ""
+        claim = f"[{r.claim}]({link})" if link else r.claim
+        verdict = f"**{r.verdict}**" if r.verdict in ("contradicted", "not confirmed") else r.verdict
+        ev = str(r.evidence if isinstance(r.evidence, str) else "").replace("|", "/")
+        lines.append(f"| {claim} | {r.section} | {verdict} | {_num(r.margin)} | {_num(r.se, '{:.2f}')} | {ev} |")
+    return "\n".join(lines)
+
+
+def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: dict | None = None,
+                 findings=(), not_run: dict | None = None, config: dict | None = None,
+                 theory_tables: dict | None = None, tables_dir=None, findings_csv=None,
+                 deviations_csv=None) -> pd.DataFrame:
+    """Write ``results/report.md``: findings, corrections, then one section per stage.
 
     Parameters
     ----------
     sections : dict
-        Stage name -> list of output paths (``.md`` tables are inlined, ``.png`` figures shown
-        with the caption from ``<captions_dir>/<stem>.rst``; other files are listed).
+        Stage name -> list of output paths (``.md`` tables are inlined, ``.png`` figures shown with
+        their caption; other files are listed).
     out_path : path
-        The report (``results/report.md``); figure links are made relative to it.
+        The report; links are made relative to it.
     skipped : list of str
         Messages about datasets left out of this run.
-    notes : list of paths, optional
-        Per-stage analyses named ``<stage>.md``, printed after each stage's outputs under
-        "Analysis" (what the numbers mean, where they differ from the paper and why).
+    captions : dict, optional
+        Output path -> caption file (``.rst``; Jinja placeholders filled from ``config``).
+    findings : list of paths
+        ``results/findings/<stage>.csv`` files.
+    not_run : dict, optional
+        Stage of the paper -> why it did not run (for the claims of stages without findings).
+    theory_tables : dict, optional
+        Theory tables (``lp``, ``hamming``, ...) for the corrections; none: no corrections section.
+    tables_dir : path, optional
+        ``results/tables`` (for the generated analyses); default: next to the report.
+    findings_csv : path, optional
+        Where to write the collected findings table (CSV) too.
+    deviations_csv : path, optional
+        Where to write the cells more than 2 points from the paper (``table, dataset, method, l,
+        measure, ours, paper, diff``) that the analyses cite.
+
+    Returns
+    -------
+    DataFrame
+        The collected findings.
     """
+    from fmeasure.experiments import findings as F
+
     out_dir = Path(out_path).parent
+    tables = Path(tables_dir) if tables_dir else out_dir / "tables"
+    _DEVIATIONS.clear()
+    captions = {str(k): v for k, v in (captions or {}).items()}
+    extra = [data_findings(tables / "table1.csv", skipped)] if "data" in sections else []
+    collected = F.collect(list(findings) + extra, not_run, link_of=anchor)
+    if findings_csv:
+        with atomic_output(findings_csv) as tmp:
+            collected.to_csv(tmp, index=False)
+
     lines = [f"# {title}", ""]
-    lines += ["Every number below was computed by this run of the pipeline; the paper's values are",
-              "shown beside ours where the paper reports them.", ""]
+    lines += ["Every number below was computed by this run of the pipeline, or is the paper's (shown beside "
+              "ours, marked as the paper's). Methods and choices: `docs/`.", ""]
     if skipped:
         lines += ["**Datasets left out of this run:**", ""] + [f"- {m}" for m in skipped] + [""]
+    counts = collected.verdict.map(lambda v: "not run" if str(v).startswith("not run") else v).value_counts()
+    lines += ['<a id="sec-findings"></a>', "", "## Findings", ""]
+    lines += ["One row per table, figure, theorem and qualitative claim of the paper (Sections 3-7): "
+              + ", ".join(f"{n} {v}" for v, n in counts.items()) + ".", ""]
+    z = float(((config or {}).get("report") or {}).get("z", F.Z))
+    lines += [F.SIGN_CONVENTION.format(z=z), "", findings_markdown(collected), ""]
+    if theory_tables and all(Path(p).exists() for p in theory_tables.values()):
+        from fmeasure.experiments.theory import corrections
+
+        lines += ['<a id="sec-corrections"></a>', "", "## Corrections to the paper", ""]
+        for para in corrections(theory_tables):
+            lines += [para, ""]
     for stage, paths in sections.items():
         if not paths:
             continue
-        lines += [f"## {STAGE_TITLES.get(stage, stage)}", ""]
+        lines += [f'<a id="sec-{stage}"></a>', "", f"## {STAGE_TITLES.get(stage, stage)}", ""]
         others = []
         for p in paths:
             p = Path(p)
@@ -80,19 +334,131 @@ def write_report(sections: dict, out_path, *, title: str, skipped=(), captions_d
                 if text.count("\n") > MAX_INLINE_LINES:  # long tables: caption and a link
                     head = text.split("\n\n", 1)[0]
                     rel = os.path.relpath(p, out_dir)
-                    lines += [head, "", f"({text.count(chr(10))} lines: see [{p.name}]({rel}))", ""]
+                    lines += [head, "", f"(a long table: see [{p.name}]({rel}))", ""]
                 else:
                     lines += [text, ""]
             elif p.suffix == ".png":
                 rel = os.path.relpath(p, out_dir)
-                cap = _caption(captions_dir, p.stem)
-                lines += [f"![{p.stem}]({rel})", ""] + ([f"*{cap}*", ""] if cap else [])
-            elif p.suffix not in (".csv", ".pdf"):
+                key = next((k for k in captions if Path(k).as_posix() == p.as_posix()
+                            or p.as_posix().endswith("/" + Path(k).as_posix())), None)
+                if key is None:
+                    raise ValueError(f"captions: no caption registered for figure {p}")
+                lines += [f"![{p.stem}]({rel})", "", f"*{render_caption(captions[key], config)}*", ""]
+            elif p.suffix not in (".csv", ".pdf", ".gz") and p.parent.name != "findings":
                 others.append(p)
         if others:
             lines += ["Other outputs: " + ", ".join(f"`{o}`" for o in others), ""]
-        analysis = _stage_notes(notes, stage)
+        analysis = _analysis(stage, tables) + _findings_sentences(collected, stage)
         if analysis:
-            lines += ["### Analysis", ""] + analysis
+            lines += ["### Analysis (generated from this run's tables)", ""] + analysis + [""]
+        doc = f"docs/{stage}.md"
+        lines += [f"Method and choices: `{doc}`.", ""]
+    not_here = collected[collected.verdict.str.startswith("not run")].stage.unique()
+    missing = [s for s in not_here if s not in sections]
+    if missing:
+        lines += ['<a id="sec-not-run"></a>', "", "## Not run", ""]
+        for s in missing:
+            lines += [f"- {STAGE_TITLES.get(s, s)}: {(not_run or {}).get(s, 'no findings written')}."]
+        lines += [""]
+    if deviations_csv:
+        dev = [d for d in _DEVIATIONS if len(d)]
+        cols = ["table", "dataset", "method", "l", "measure", "ours", "paper", "diff"]
+        dev = pd.concat(dev, ignore_index=True).reindex(columns=cols) if dev else pd.DataFrame(columns=cols)
+        with atomic_output(deviations_csv) as tmp:
+            dev.to_csv(tmp, index=False)
     with atomic_output(out_path) as tmp:
         tmp.write_text("\n".join(lines) + "\n")
+    return collected
+
+
+# --------------------------------------------------------------------------------------------------
+# HTML rendering of the Markdown report (for reading it in a browser; the figures stay files)
+
+_CSS = """body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;line-height:1.4}
+table{border-collapse:collapse;font-size:0.85em;margin:1em 0}td,th{border:1px solid #bbb;padding:2px 6px}
+th{background:#eee}img{max-width:100%}"""
+
+
+def markdown_to_html(md_path, html_path, *, extra_head: str = "") -> Path:
+    """Render ``results/report.md`` as a standalone HTML page next to it (relative image links kept)."""
+    import markdown
+
+    text = Path(md_path).read_text()
+    body = markdown.markdown(text, extensions=["tables"])
+    title = text.splitlines()[0].lstrip("# ") if text else "report"
+    page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>"
+            f"<style>{_CSS}</style>{extra_head}</head><body>{body}</body></html>")
+    with atomic_output(html_path) as tmp:
+        tmp.write_text(page)
+    return Path(html_path)
+
+
+# --------------------------------------------------------------------------------------------------
+# stale numbers: every number in the prose must come from this run's tables, the paper or the config
+
+_NUM = re.compile(r"(?<![\w.])[-+]?\d+\.\d+(?![\w.])|(?<![\w.,])\d{3,}(?![\w.,])")
+
+
+def prose_numbers(markdown: str) -> list[str]:
+    """Decimal numbers and integers >= 100 in the prose of a Markdown report (table rows, image
+    links and HTML anchors left out)."""
+    out = []
+    for line in markdown.splitlines():
+        s = line.strip()
+        if s.startswith("|") or s.startswith("![") or s.startswith("<a "):
+            continue
+        s = re.sub(r"\]\([^)]*\)", "]", s)  # link targets
+        s = re.sub(r"`[^`]*`", "", s)  # file names and code
+        out += [m.group(0).lstrip("+-") for m in _NUM.finditer(s)]
+    return out
+
+
+def _values_of_csv(path) -> list[float]:
+    try:
+        df = pd.read_csv(path, comment="#")
+    except Exception:  # noqa: BLE001 - unreadable files simply contribute nothing
+        return []
+    vals = []
+    for c in df.columns:
+        col = pd.to_numeric(df[c], errors="coerce").dropna()
+        vals += col.astype(float).tolist()
+        if not pd.api.types.is_numeric_dtype(df[c]):  # numbers inside text cells (evidence strings)
+            for cell in df[c].dropna().astype(str):
+                vals += [float(x) for x in re.findall(r"[-+]?\d+\.?\d*(?:e[-+]?\d+)?", cell)]
+    return vals
+
+
+def _config_values(obj) -> list[float]:
+    if isinstance(obj, dict):
+        return [v for x in obj.values() for v in _config_values(x)]
+    if isinstance(obj, (list, tuple)):
+        return [v for x in obj for v in _config_values(x)]
+    if isinstance(obj, bool):
+        return []
+    if isinstance(obj, (int, float)):
+        return [float(obj)]
+    if isinstance(obj, str):
+        return [float(x) for x in re.findall(r"\d+\.?\d*", obj)]
+    return []
+
+
+def stale_numbers(report_md, csv_paths, *, config: dict | None = None) -> list[str]:
+    """Numbers of the report's prose found in none of ``csv_paths`` (this run's tables and
+    findings, the paper's numbers) nor in ``config``, at the precision they are printed with."""
+    from importlib import resources
+
+    text = Path(report_md).read_text()
+    vals = [v for p in csv_paths for v in _values_of_csv(p)]
+    pn = resources.files("fmeasure.paper_numbers")
+    vals += [v for f in pn.iterdir() if f.name.endswith(".csv") for v in _values_of_csv(f)]
+    vals += _config_values(config or {})
+    vals = np.unique(np.abs(np.asarray(vals, dtype=float)))
+    bad = []
+    for tok in prose_numbers(text):
+        x = float(tok)
+        d = len(tok.split(".")[1]) if "." in tok else 0
+        half = 0.5 * 10.0 ** (-d) + 1e-9
+        lo, hi = np.searchsorted(vals, [x - half, x + half])
+        if hi <= lo:
+            bad.append(tok)
+    return bad

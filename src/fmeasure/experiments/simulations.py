@@ -49,78 +49,117 @@ def summarize(scores: pd.DataFrame, reference: pd.DataFrame) -> pd.DataFrame:
 # claims of Section 6
 
 
-def _best(summary: pd.DataFrame, kind: str, n: int, measure: str) -> pd.Series:
-    sub = summary[(summary.data_model == kind) & (summary.train_size == n) & (summary.measure == measure)]
-    return sub.set_index("method")["mean"] * MEASURE_SIGN[measure]
+def _wide(scores: pd.DataFrame, kind: str, measure: str, sizes) -> pd.DataFrame:
+    """Per-run scores in percentage points, losses negated (higher is better): one row per
+    (train_size, model, train_set), one column per method."""
+    sub = scores[(scores.data_model == kind) & scores.train_size.isin(list(sizes))]
+    w = sub.pivot_table(index=["train_size", "model", "train_set"], columns="method", values=measure,
+                        aggfunc="first")
+    return 100.0 * MEASURE_SIGN[measure] * w
 
 
-def claims_table(summary: pd.DataFrame, *, tolerance: float = 1e-3, small_sizes=(5, 10, 20)) -> pd.DataFrame:
-    """Check the conclusions of Section 6 on a summary; one row per claim with evidence and verdict.
+def _margin_cells(scores, kind, measure, sizes, claimed, others, *, per_size=True):
+    """Paired margins (best claimed by mean minus best other by mean) with their SE.
 
-    ``tolerance`` is the margin within which two methods count as tied (same units as the measure).
-    Claims about training-size ranges use the largest size of the summary (``large``) and the sizes
-    in ``small_sizes`` that are present.
+    ``per_size=True``: one cell per size; else one cell pooling the sizes (per-run differences
+    averaged over the sizes, paired by (model, training set))."""
+    from fmeasure.experiments.findings import paired_margin
+
+    w = _wide(scores, kind, measure, sizes)
+    claimed = [m for m in claimed if m in w.columns]
+    others = [m for m in others if m in w.columns]
+    groups = [(f"n={n}", w.xs(n, level="train_size")) for n in sizes] if per_size else \
+        [("n in " + ",".join(map(str, sizes)), w.groupby(level=["model", "train_set"]).mean())]
+    cells = []
+    for label, g in groups:
+        a = g[claimed].mean().idxmax()
+        b = g[others].mean().idxmax()
+        m, se = paired_margin(g[a], g[b])
+        cells.append({"label": f"{label}: {a} vs {b}", "margin": m, "se": se})
+    return pd.DataFrame(cells)
+
+
+#: The claims of Section 6: id -> (data model, measure, claimed, competitors, sizes, kind).
+#: sizes: "large" (the largest training size), "small" (``small_sizes`` present, pooled) or
+#: "from100" (every size >= 100, each must hold).
+SECTION6_CLAIMS = {
+    "sim.ind.hamming": ("independent", "hamming", ["MM", "JM"], ["FM", "GFM"], "large", "better"),
+    "sim.ind.subset01": ("independent", "subset01", ["MM", "JM"], ["FM", "GFM"], "large", "better"),
+    "sim.ind.jm_slow": ("independent", "subset01", ["MM"], ["JM"], "small", "better"),
+    "sim.ind.fm_gfm_tie": ("independent", "f", ["FM"], ["GFM"], "large", "tie"),
+    "sim.ind.gfm_small": ("independent", "f", ["FM"], ["GFM"], "small", "better"),
+    "sim.ind.jaccard": ("independent", "jaccard", ["FM", "GFM"], ["MM", "JM"], "large", "better"),
+    "sim.chain.hamming": ("chain", "hamming", ["MM"], ["JM", "FM", "GFM"], "large", "better"),
+    "sim.chain.subset01": ("chain", "subset01", ["JM"], ["MM", "FM", "GFM"], "large", "better"),
+    "sim.chain.gfm_f": ("chain", "f", ["GFM"], ["MM", "JM", "FM"], "from100", "better"),
+    "sim.chain.gfm_jaccard": ("chain", "jaccard", ["GFM"], ["MM", "JM", "FM"], "large", "better"),
+    "sim.chain.jm_second": ("chain", "jaccard", ["JM"], ["MM", "FM"], "large", "better"),
+}
+
+
+def claims_table(scores: pd.DataFrame, *, z: float = 2.0, small_sizes=(5, 10, 20)) -> pd.DataFrame:
+    """Check the conclusions of Section 6 on the per-run scores; one row per claim.
+
+    ``margin`` is the paired difference (claimed method minus best competitor, percentage points,
+    losses negated, so positive supports the claim) averaged over the (model, training set) runs,
+    ``se`` its standard error over those runs. ``outcome`` is "better" when the margin exceeds
+    ``z`` standard errors, "worse" below ``-z`` SE, "tie" otherwise; ``verdict`` follows
+    :func:`fmeasure.experiments.findings.verdict` (a tie claim is confirmed by a tie). Claims over
+    several sizes hold only if they hold at each (the weakest size is shown).
     """
+    from fmeasure.experiments.findings import combine, outcome
+
+    sizes = sorted(int(n) for n in scores.train_size.unique())
+    large = sizes[-1]
+    small = [n for n in sizes if n in set(small_sizes)] or [sizes[0]]
+    from100 = [n for n in sizes if n >= 100] or [large]
     rows = []
-    sizes = sorted(summary.train_size.unique())
-    large = int(sizes[-1])
-    small = [int(n) for n in sizes if n in set(small_sizes)] or [int(sizes[0])]
+    for cid, (kind, measure, claimed, others, which, how) in SECTION6_CLAIMS.items():
+        methods = set(scores[scores.data_model == kind].method)
+        if kind not in set(scores.data_model) or not (set(claimed) & methods) or not (set(others) & methods):
+            continue
+        use = {"large": [large], "small": small, "from100": from100}[which]
+        cells = _margin_cells(scores, kind, measure, use, claimed, others, per_size=(which != "small"))
+        c = combine(cells, how, z)
+        rows.append({"claim_id": cid, "data_model": kind, "measure": measure,
+                     "claimed": "/".join(claimed), "versus": "/".join(others),
+                     "sizes": ",".join(map(str, use)), "margin": c["margin"], "se": c["se"],
+                     "outcome": outcome(c["margin"], c["se"], z), "verdict": c["verdict"],
+                     "evidence": c["weakest"]})
+    return pd.DataFrame(rows)
 
-    def add(kind, claim, ok, evidence):
-        rows.append({"data_model": kind, "claim": claim, "holds": bool(ok), "evidence": evidence})
 
-    def gap(kind, n, measure, a, others):
-        s = _best(summary, kind, n, measure)
-        return float(s[a] - max(s[o] for o in others if o in s.index))
+def timing_claims(time_summary: pd.DataFrame, *, z: float = 2.0) -> pd.DataFrame:
+    """Figure 4's claims on the timing summary (milliseconds, best-of-k per repeat).
 
-    for kind in sorted(summary.data_model.unique()):
-        methods = set(summary[summary.data_model == kind].method)
-        others = lambda a: [o for o in methods if o != a]  # noqa: E731
-        if {"MM", "JM"} <= methods:
-            d = gap(kind, large, "hamming", "MM", others("MM"))
-            add(kind, f"MM best for Hamming loss at n={large}", d >= -tolerance,
-                f"MM minus best other (loss sign-flipped): {d:+.4f}")
-            d = gap(kind, large, "subset01", "JM", others("JM"))
-            add(kind, f"JM best for subset 0/1 loss at n={large}", d >= -tolerance,
-                f"JM minus best other (loss sign-flipped): {d:+.4f}")
-        if {"FM", "GFM"} <= methods:
-            s = _best(summary, kind, large, "jaccard")
-            best_f = max(s["FM"], s["GFM"])
-            add(kind, f"an F-maximizer (FM or GFM) best for the Jaccard index at n={large}",
-                best_f >= max(s[o] for o in methods - {"FM", "GFM"}) - tolerance,
-                f"max(FM, GFM) {best_f:.4f} vs best other {max(s[o] for o in methods - {'FM', 'GFM'}):.4f}")
-            reg = summary[(summary.data_model == kind) & (summary.train_size == large)
-                          & (summary.measure == "f") & (summary.method == "GFM")]["regret"].iloc[0]
-            add(kind, f"GFM's F-measure regret vs the Bayes-optimal F-maximizer small at n={large}",
-                reg <= 5 * tolerance, f"mean regret {reg:.4f}")
-        if kind == "independent" and {"FM", "GFM"} <= methods:
-            s = _best(summary, kind, large, "f")
-            add(kind, f"FM and GFM tie on F-measure at n={large}", abs(s["FM"] - s["GFM"]) <= tolerance,
-                f"|FM - GFM| = {abs(s['FM'] - s['GFM']):.4f}")
-            d = np.mean([_best(summary, kind, n, "f")["FM"] - _best(summary, kind, n, "f")["GFM"]
-                         for n in small])
-            add(kind, f"FM at least as good as GFM on F-measure at small n {small}", d >= -tolerance,
-                f"mean FM - GFM: {d:+.4f}")
-        if kind == "independent" and {"MM", "JM"} <= methods:
-            d = np.mean([_best(summary, kind, n, "subset01")["MM"]
-                         - _best(summary, kind, n, "subset01")["JM"] for n in small])
-            add(kind, f"JM converges slower than MM: MM better on subset 0/1 at small n {small}", d > 0,
-                f"mean JM loss - MM loss: {d:+.4f}")
-        if kind == "chain" and {"FM", "GFM"} <= methods:
-            mid = [n for n in sizes if n >= 100] or [large]
-            ds = [gap(kind, n, "f", "GFM", others("GFM")) for n in mid]
-            add(kind, f"GFM clearly best for F-measure at every n >= {mid[0]}", min(ds) > tolerance,
-                f"smallest margin over the best other: {min(ds):+.4f}")
-            s = _best(summary, kind, large, "f")
-            add(kind, f"GFM ahead of FM on F-measure at n={large} (any margin)", s["GFM"] > s["FM"],
-                f"GFM - FM: {s['GFM'] - s['FM']:+.4f}")
-            d = gap(kind, large, "jaccard", "GFM", others("GFM"))
-            add(kind, f"GFM best for the Jaccard index at n={large}", d >= -tolerance,
-                f"GFM minus best other: {d:+.4f}")
-            if "JM" in methods:
-                s = _best(summary, kind, large, "jaccard").drop("GFM").sort_values(ascending=False)
-                add(kind, f"JM second for the Jaccard index at n={large}", s.index[0] == "JM",
-                    "order after GFM: " + ", ".join(f"{k} {v:.4f}" for k, v in s.items()))
+    ``fig4``: GFM slowest in estimation + inference at the largest m (margin: GFM's time minus the
+    slowest other method's, SE from the two means' SEs). ``sim.time.fm_est``: FM's estimation time
+    equals MM's at every m (a tie claim)."""
+    from fmeasure.experiments.findings import combine, outcome, verdict
+
+    t = time_summary.pivot_table(index=["method", "n_labels"], columns="step",
+                                 values=["time_ms_mean", "time_ms_se"])
+    m = int(time_summary.n_labels.max())
+    total = (t["time_ms_mean"].sum(axis=1)).xs(m, level="n_labels")
+    se = np.sqrt((t["time_ms_se"] ** 2).sum(axis=1)).xs(m, level="n_labels")
+    rows = []
+    if "GFM" in total.index and len(total) > 1:
+        other = total.drop("GFM").idxmax()
+        margin = float(total["GFM"] - total[other])
+        s = float(np.hypot(se["GFM"], se[other]))
+        rows.append({"claim_id": "fig4", "margin": margin, "se": s, "outcome": outcome(margin, s, z),
+                     "verdict": verdict(margin, s, "better", z),
+                     "evidence": f"m={m}: GFM {total['GFM']:.4g} ms vs {other} {total[other]:.4g} ms (ms)"})
+    est = time_summary[time_summary.step == "estimation"].pivot_table(index="n_labels", columns="method",
+                                                                         values=["time_ms_mean", "time_ms_se"])
+    if {"FM", "MM"} <= set(time_summary.method):
+        cells = pd.DataFrame({"label": [f"m={k}" for k in est.index],
+                              "margin": (est["time_ms_mean"]["FM"] - est["time_ms_mean"]["MM"]).to_numpy(),
+                              "se": np.hypot(est["time_ms_se"]["FM"], est["time_ms_se"]["MM"]).to_numpy()})
+        c = combine(cells, "tie", z)
+        rows.append({"claim_id": "sim.time.fm_est", "margin": c["margin"], "se": c["se"],
+                     "outcome": outcome(c["margin"], c["se"], z), "verdict": c["verdict"],
+                     "evidence": f"FM minus MM estimation time, largest gap at {c['weakest']} (ms)"})
     return pd.DataFrame(rows)
 
 
@@ -175,16 +214,50 @@ def regret_table(summary: pd.DataFrame, sizes=(10, 100, 1000, 10000)) -> pd.Data
     return wide
 
 
+def coinciding_methods(summary: pd.DataFrame, *, by=("train_size", "measure"), value="mean",
+                       atol: float = 1e-12) -> list[tuple[str, ...]]:
+    """Groups of methods whose curves are identical everywhere in ``summary`` (long format).
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"train_size": [5, 5, 5], "measure": "f", "method": ["FM", "GFM", "MM"],
+    ...                   "mean": [0.5, 0.5, 0.4]})
+    >>> coinciding_methods(s)
+    [('FM', 'GFM')]
+    """
+    w = summary.pivot_table(index=list(by), columns="method", values=value, aggfunc="first")
+    order = [m for m in METHODS if m in w.columns] + [m for m in w.columns if m not in METHODS]
+    groups, seen = [], set()
+    for a in order:
+        if a in seen:
+            continue
+        same = [b for b in order if b != a and b not in seen
+                and np.allclose(w[a].to_numpy(), w[b].to_numpy(), atol=atol, rtol=0, equal_nan=True)]
+        if same:
+            groups.append((a, *same))
+            seen.update([a, *same])
+    return groups
+
+
+#: Horizontal offset between methods in Figures 2-3 (a factor on the training size), so that
+#: methods with equal values stay visible side by side.
+DODGE = 0.035
+
+
 def plot_performance(summary: pd.DataFrame, *, zoom_max: int = 100, title: str | None = None, jaccard_empty=None):
     """Figures 2 and 3: four rows (measures) x two columns (training sizes up to ``zoom_max``; all).
 
-    ``summary`` holds one data model. Each method is a line with standard-error bars; the dotted
-    line is the mean exact Bayes-optimal value (Hamming, subset 0/1, F). The right column uses a
-    logarithmic size axis.
+    ``summary`` holds one data model. Each method is a line with standard-error bars, shifted
+    sideways by a small factor (:data:`DODGE`) so that methods with equal values stay visible;
+    methods whose curves are identical everywhere are named in the legend ("FM coincides with
+    GFM"). The dotted line is the mean exact Bayes-optimal value (Hamming, subset 0/1, F). The right
+    column uses a logarithmic size axis.
     """
     from fmeasure.figures import METHOD_STYLE, plt, style
 
     methods = [m for m in METHODS if m in set(summary.method)]
+    same_as = {b: g[0] for g in coinciding_methods(summary) for b in g[1:]}
+    shift = {m: (1 + DODGE) ** (i - (len(methods) - 1) / 2) for i, m in enumerate(methods)}
     fig, axes = plt.subplots(len(MEASURES), 2, figsize=(9.5, 12.5), squeeze=False)
     for r, measure in enumerate(MEASURES):
         sub = summary[summary.measure == measure]
@@ -193,7 +266,10 @@ def plot_performance(summary: pd.DataFrame, *, zoom_max: int = 100, title: str |
             part = sub[sub.train_size <= zoom_max] if zoom else sub
             for method in methods:
                 d = part[part.method == method].sort_values("train_size")
-                ax.errorbar(d.train_size, d["mean"], yerr=d["se"], capsize=2, markersize=4, **style(method))
+                label = f"{method} (coincides with {same_as[method]})" if method in same_as else method
+                ax.errorbar(d.train_size * shift[method], d["mean"], yerr=d["se"], capsize=2, markersize=4,
+                            **style(method, label=label))
+            ax.margins(x=0.04, y=0.08)
             bayes = sub["bayes"].dropna()
             if len(bayes):
                 ax.axhline(bayes.mean(), label="Bayes-optimal", **{k: v for k, v in METHOD_STYLE["Bayes"].items()
@@ -228,9 +304,15 @@ def plot_times(time_summary: pd.DataFrame):
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
     for ax, step in zip(axes, ["estimation", "inference"]):
         sub = time_summary[time_summary.step == step]
-        for method in [m for m in METHODS if m in set(sub.method)]:
+        methods = [m for m in METHODS if m in set(sub.method)]
+        same_as = {b: g[0] for g in coinciding_methods(sub, by=("n_labels",), value="time_ms_mean") for b in g[1:]}
+        shift = {m: (1 + DODGE) ** (i - (len(methods) - 1) / 2) for i, m in enumerate(methods)}
+        for method in methods:
             d = sub[sub.method == method].sort_values("n_labels")
-            ax.errorbar(d.n_labels, d.time_ms_mean, yerr=d.time_ms_se, capsize=2, markersize=4, **style(method))
+            label = f"{method} (coincides with {same_as[method]})" if method in same_as else method
+            ax.errorbar(d.n_labels * shift[method], d.time_ms_mean, yerr=d.time_ms_se, capsize=2, markersize=4,
+                        **style(method, label=label))
+        ax.margins(x=0.05, y=0.1)
         ax.set_xscale("log")
         ax.set_yscale("log")
         _plain_log_ticks(ax.xaxis)
@@ -248,7 +330,7 @@ def plot_times(time_summary: pd.DataFrame):
 
 
 def write_summaries(score_paths, reference_paths, *, kinds, summary_csvs, claims_csv, claims_md, regret_csv,
-                    regret_md, tolerance: float) -> pd.DataFrame:
+                    regret_md, z: float = 2.0) -> pd.DataFrame:
     """Aggregate the per-job CSVs; write one summary per data model, the claims and the regrets.
 
     Returns the claims table.
@@ -256,11 +338,17 @@ def write_summaries(score_paths, reference_paths, *, kinds, summary_csvs, claims
     from fmeasure.tables import write_table
 
     summary, _ = aggregate(list(score_paths), list(reference_paths))
+    scores = pd.concat([pd.read_csv(p) for p in score_paths], ignore_index=True)
     for kind, path in zip(kinds, summary_csvs):
         write_table(summary[summary.data_model == kind], path)
-    claims = claims_table(summary, tolerance=tolerance)
-    write_table(claims, claims_csv, claims_md,
-                caption=f"Section 6 conclusions checked on this run (tie tolerance {tolerance:g}).")
+    claims = claims_table(scores, z=z)
+    n_runs = int(scores.groupby(["data_model", "train_size", "method"]).size().max())
+    write_table(claims, claims_csv, claims_md, float_format="{:.4f}",
+                caption=("Section 6 conclusions checked on this run: margin = claimed method minus the best "
+                         "competitor (percentage points, losses negated; positive supports the claim), paired "
+                         f"over the {n_runs} (model, training set) runs, with its standard error; "
+                         f"confirmed when margin > {z:g} SE, contradicted when margin < -{z:g} SE, else not "
+                         f"confirmed (a tie); a claim of equality is confirmed when |margin| <= {z:g} SE."))
     write_table(regret_table(summary), regret_csv, regret_md,
                 caption="Section 6: mean regret (± s.e.) vs the exact Bayes-optimal prediction of each model.")
     return claims
@@ -286,3 +374,34 @@ def write_figure4(times_csv, csv, png, pdf) -> pd.DataFrame:
     write_table(summary, csv)
     save_figure(plot_times(summary), png, pdf)
     return summary
+
+
+def write_findings(claims_csv, figure4_csv, out_csv, *, z: float = 2.0) -> pd.DataFrame:
+    """``results/findings/simulations.csv`` from the claims table and Figure 4's timing summary.
+
+    Figures 2 and 3 get one row each, summarizing their data model's claims (the weakest shown).
+    """
+    from fmeasure.experiments.findings import combine, finding, paper_claims, write_findings as _write
+
+    cat = paper_claims().set_index("claim_id")
+    claims = pd.read_csv(claims_csv)
+    link = "#sec-simulations"
+    rows = []
+    for r in claims.itertuples(index=False):
+        ev = f"{r.claimed} vs {r.versus}, {MEASURE_TITLES[r.measure]}, {r.evidence}"
+        rows.append(finding(r.claim_id, cat.loc[r.claim_id, "claim"], cat.loc[r.claim_id, "section"],
+                            r.verdict, r.margin, r.se, ev, link))
+    for fig, kind in (("fig2", "independent"), ("fig3", "chain")):
+        sub = claims[claims.data_model == kind]
+        if len(sub):
+            n_ok = int((sub.verdict == "confirmed").sum())
+            worst = sub.assign(r=sub.margin / sub.se.where(sub.se > 0)).sort_values("r").iloc[0]
+            v = ("contradicted" if (sub.verdict == "contradicted").any()
+                 else "confirmed" if n_ok == len(sub) else "not confirmed")
+            rows.append(finding(fig, cat.loc[fig, "claim"], cat.loc[fig, "section"], v, worst.margin, worst.se,
+                                f"{n_ok} of {len(sub)} claims confirmed; weakest: {worst.claim_id}", link))
+    times = timing_claims(pd.read_csv(figure4_csv), z=z)
+    for r in times.itertuples(index=False):
+        rows.append(finding(r.claim_id, cat.loc[r.claim_id, "claim"], cat.loc[r.claim_id, "section"],
+                            r.verdict, r.margin, r.se, r.evidence, link))
+    return _write(rows, out_csv)

@@ -1,0 +1,309 @@
+"""Findings: the paper's claims checked on this run, one verdict each, with its uncertainty.
+
+Every stage may contribute findings by writing ``results/findings/<stage>.csv`` with the columns
+:data:`COLUMNS` (see ``docs/report.md``); the report collects them and fills the claims of the
+paper that no stage contributed (stages left out, datasets missing) as "not run (why)", from the
+list of the paper's claims in ``src/fmeasure/paper_numbers/claims.csv`` (:func:`paper_claims`).
+
+Sign convention (one for every finding): ``margin`` is the claimed method's score minus the best
+competitor's score, in percentage points for the measures (Hamming and subset 0/1 losses are
+negated first, so that higher is better everywhere); a positive margin supports the claim.
+``se`` is its standard error: paired over the (model, training set) runs for the simulations,
+a paired bootstrap over test instances for the real datasets. A claim that one method is better
+is **confirmed** when ``margin > 2 se``, **contradicted** when ``margin < -2 se`` and **not
+confirmed** otherwise (a tie). A claim that two methods are equal is confirmed when
+``|margin| <= 2 se`` and not confirmed otherwise.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["COLUMNS", "VERDICTS", "Z", "SIGN_CONVENTION", "outcome", "verdict", "paired_margin",
+           "bootstrap_margin", "combine", "finding", "paper_claims", "write_findings", "collect"]
+
+#: Columns of ``results/findings/<stage>.csv``.
+COLUMNS = ["claim_id", "claim", "section", "verdict", "margin", "se", "evidence", "link"]
+VERDICTS = ("confirmed", "not confirmed", "contradicted", "not run")
+#: A margin counts when it exceeds this many standard errors.
+Z = 2.0
+
+SIGN_CONVENTION = (
+    "**Evidence.** For a claim that a method is better: *margin* = the claimed method's score minus the "
+    "best competitor's score, in percentage points (losses negated, so a positive margin supports the "
+    "claim); *SE* = its standard error (paired over the runs of the simulations; paired bootstrap over "
+    "test instances for the real datasets); *confirmed* when margin > {z:g} SE, *contradicted* when "
+    "margin < -{z:g} SE, *not confirmed* otherwise (a tie). For a claim that two quantities are equal "
+    "(two methods, or a theorem's value): margin = ours minus the claimed value, *confirmed* when "
+    "|margin| <= {z:g} SE (exact computations have SE 0 and count as equal within 1e-6 of regret, shown "
+    "in percentage points). For a table: margin = its largest deviation from the paper in points, "
+    "confirmed when no cell is more than 2 points off. Timed rows compare measured times (no SE; "
+    "their evidence says how)."
+)
+
+
+def outcome(margin: float, se: float, z: float = Z) -> str:
+    """``"better"`` when ``margin > z se``, ``"worse"`` when ``margin < -z se``, else ``"tie"``."""
+    if not np.isfinite(margin):
+        raise ValueError(f"margin: must be finite, got {margin}")
+    se = 0.0 if se is None or not np.isfinite(se) else float(se)
+    if se < 0:
+        raise ValueError(f"se: must be >= 0, got {se}")
+    if margin > z * se:
+        return "better"
+    if margin < -z * se:
+        return "worse"
+    return "tie"
+
+
+def verdict(margin: float, se: float, kind: str = "better", z: float = Z) -> str:
+    """Verdict of a claim from its margin and standard error.
+
+    ``kind="better"``: the claim says the margin is positive (confirmed / contradicted / not
+    confirmed). ``kind="tie"``: the claim says the two are equal (confirmed when ``|margin| <= z se``,
+    else not confirmed).
+    """
+    o = outcome(margin, se, z)
+    if kind == "better":
+        return {"better": "confirmed", "worse": "contradicted", "tie": "not confirmed"}[o]
+    if kind == "tie":
+        return "confirmed" if o == "tie" else "not confirmed"
+    raise ValueError(f"kind: expected 'better' or 'tie', got {kind!r}")
+
+
+def paired_margin(claimed, other) -> tuple[float, float]:
+    """Mean and standard error of the paired differences ``claimed - other`` (1-d, same runs)."""
+    d = np.asarray(claimed, dtype=float) - np.asarray(other, dtype=float)
+    if d.ndim != 1 or d.size < 2:
+        raise ValueError("claimed/other: need two 1-d arrays of the same length >= 2")
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+
+
+def bootstrap_margin(scores: dict, claimed, others, *, n_boot: int = 1000, seed: int = 0,
+                     chunk: int = 100) -> tuple[float, float]:
+    """Margin of the best ``claimed`` method over the best of ``others`` and its bootstrap SE.
+
+    ``scores`` maps a method to its per-instance scores (higher is better; negate losses), all on
+    the same test instances. The margin is ``max(mean of claimed) - max(mean of others)``; the
+    standard error is the standard deviation of that statistic over ``n_boot`` resamplings of the
+    test instances (the same resampling for every method: paired).
+    """
+    claimed, others = list(np.atleast_1d(claimed)), list(np.atleast_1d(others))
+    if not claimed or not others or set(claimed) & set(others):
+        raise ValueError("claimed/others: two non-empty, disjoint lists of methods")
+    missing = [m for m in claimed + others if m not in scores]
+    if missing:
+        raise ValueError(f"scores: no per-instance scores for {missing}")
+    A = np.column_stack([np.asarray(scores[m], dtype=float) for m in claimed + others])
+    n, k = A.shape[0], len(claimed)
+    if n < 2:
+        raise ValueError("scores: need at least 2 instances")
+
+    def stat(means):
+        return means[..., :k].max(axis=-1) - means[..., k:].max(axis=-1)
+
+    margin = float(stat(A.mean(axis=0)))
+    rng = np.random.default_rng(seed)
+    reps = []
+    for start in range(0, int(n_boot), chunk):
+        b = min(chunk, int(n_boot) - start)
+        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b)  # (b, n) resampling weights
+        reps.append(stat(counts @ A / n))
+    return margin, float(np.concatenate(reps).std(ddof=1))
+
+
+def combine(cells: pd.DataFrame, kind: str = "better", z: float = Z) -> dict:
+    """One verdict from several cells (datasets, sizes, ...) of the same claim.
+
+    ``cells`` has columns ``label, margin, se``. For ``kind="better"``: contradicted if any cell is
+    contradicted, confirmed if every cell is confirmed, else not confirmed; the evidence shown is
+    the weakest cell (smallest ``margin / se``). For ``kind="tie"``: confirmed if every cell ties;
+    the evidence is the cell farthest from a tie.
+    """
+    if len(cells) == 0:
+        raise ValueError("cells: empty")
+    cells = cells.reset_index(drop=True)
+    v = [verdict(m, s, kind, z) for m, s in zip(cells.margin, cells.se)]
+    se = cells.se.fillna(0.0).to_numpy(float)
+    m = cells.margin.to_numpy(float)
+    with np.errstate(invalid="ignore"):
+        ratio = np.where(se > 0, m / np.where(se > 0, se, 1.0), np.where(m == 0, 0.0, np.sign(m) * np.inf))
+    if kind == "tie":
+        ratio = -np.abs(ratio)
+    i = int(np.argmin(ratio))
+    if "contradicted" in v:
+        out = "contradicted"
+    elif all(x == "confirmed" for x in v):
+        out = "confirmed"
+    else:
+        out = "not confirmed"
+    n_conf = sum(x == "confirmed" for x in v)
+    return {"verdict": out, "margin": float(cells.margin[i]), "se": float(cells.se[i]),
+            "weakest": str(cells.label[i]), "n_cells": len(v), "n_confirmed": n_conf}
+
+
+def finding(claim_id: str, claim: str, section: str, verdict: str, margin=np.nan, se=np.nan,
+            evidence: str = "", link: str = "") -> dict:
+    """One row of a findings CSV (checks the verdict)."""
+    if verdict not in VERDICTS and not verdict.startswith("not run"):
+        raise ValueError(f"verdict: {verdict!r} is not one of {VERDICTS}")
+    return {"claim_id": claim_id, "claim": claim, "section": section, "verdict": verdict,
+            "margin": margin, "se": se, "evidence": evidence, "link": link}
+
+
+def paper_claims() -> pd.DataFrame:
+    """The paper's tables, figures, theorems and qualitative claims (``paper_numbers/claims.csv``).
+
+    Columns ``claim_id, stage, section, kind, claim`` in the paper's order.
+    """
+    with resources.files("fmeasure.paper_numbers").joinpath("claims.csv").open() as fh:
+        return pd.read_csv(fh, dtype=str, comment="#").fillna("")
+
+
+def write_findings(rows, path) -> pd.DataFrame:
+    """Write a stage's findings (list of :func:`finding` dicts or a DataFrame) to ``path`` (CSV)."""
+    from fmeasure.io import atomic_output
+
+    df = pd.DataFrame(list(rows) if not isinstance(rows, pd.DataFrame) else rows)
+    for c in COLUMNS:
+        if c not in df.columns:
+            df[c] = np.nan if c in ("margin", "se") else ""
+    known = set(paper_claims().claim_id)
+    unknown = sorted(set(df.claim_id) - known)
+    if unknown:
+        raise ValueError(f"rows: claim ids {unknown} are not in paper_numbers/claims.csv")
+    with atomic_output(path) as tmp:
+        df[COLUMNS].to_csv(tmp, index=False)
+    return df[COLUMNS]
+
+
+def collect(paths, not_run: dict | None = None, *, link_of=None) -> pd.DataFrame:
+    """All findings in the paper's order; claims no stage contributed get "not run (why)".
+
+    Parameters
+    ----------
+    paths : list of path or DataFrame
+        ``results/findings/<stage>.csv`` files (or their frames).
+    not_run : dict, optional
+        Stage -> reason it did not run (shown as ``not run (reason)``); a claim of a stage that
+        wrote no findings and has no reason here is "not run (no findings written)".
+    link_of : callable, optional
+        Stage -> link to its report section, for rows without a link.
+    """
+    not_run = dict(not_run or {})
+    cat = paper_claims()
+    got = [p if isinstance(p, pd.DataFrame) else pd.read_csv(p, dtype={"claim_id": str, "section": str})
+           for p in paths]
+    got = pd.concat(got, ignore_index=True) if got else pd.DataFrame(columns=COLUMNS)
+    got = got.drop_duplicates("claim_id", keep="last").set_index("claim_id")
+    rows = []
+    for r in cat.itertuples(index=False):
+        if r.claim_id in got.index:
+            g = got.loc[r.claim_id]
+            row = {c: g[c] for c in COLUMNS if c != "claim_id"}
+            row["claim_id"] = r.claim_id
+        else:
+            why = not_run.get(r.stage, "no findings written")
+            row = {"claim_id": r.claim_id, "claim": r.claim, "section": r.section,
+                   "verdict": f"not run ({why})", "margin": np.nan, "se": np.nan, "evidence": "", "link": ""}
+        if (not isinstance(row.get("link"), str) or not row["link"]) and link_of is not None:
+            row["link"] = link_of(r.stage)
+        row["stage"] = r.stage
+        row["kind"] = r.kind
+        rows.append(row)
+    return pd.DataFrame(rows)[["claim_id", "stage", "kind", *COLUMNS[1:]]]
+
+
+def read_table(path) -> pd.DataFrame:
+    """Read a CSV (helper for the findings writers)."""
+    return pd.read_csv(Path(path))
+
+
+def instance_scores(Y_true, H, measures=("hamming", "subset01", "f", "jaccard"), *,
+                    jaccard_empty: float = 1.0) -> pd.DataFrame:
+    """Per-instance values (in %) of ``measures`` for predictions ``H``: one row per test instance.
+
+    These are what the real datasets' bootstrap resamples (:func:`bootstrap_margin`).
+    """
+    from fmeasure import metrics
+
+    fns = {"hamming": lambda: metrics.hamming_loss(Y_true, H),
+           "subset01": lambda: metrics.subset_zero_one_loss(Y_true, H),
+           "f": lambda: metrics.f_measure(Y_true, H),
+           "jaccard": lambda: metrics.jaccard_index(Y_true, H, empty=jaccard_empty)}
+    bad = [m for m in measures if m not in fns]
+    if bad:
+        raise ValueError(f"measures: unknown {bad}")
+    out = pd.DataFrame({m: 100.0 * np.asarray(fns[m](), dtype=float) for m in measures})
+    out.insert(0, "instance", np.arange(len(out)))
+    return out
+
+
+#: Direction of the measures: losses are negated so that higher is better.
+_SIGN = {"hamming": -1.0, "subset01": -1.0, "f": 1.0, "jaccard": 1.0}
+
+
+def bootstrap_cells(instances: pd.DataFrame, by, measure: str, claimed, others, *, n_boot: int = 1000,
+                    seed: int = 0) -> pd.DataFrame:
+    """Bootstrap margins (:func:`bootstrap_margin`) for each group of ``instances``.
+
+    ``instances`` has columns ``by`` (e.g. ``dataset`` or ``dataset, l``), ``method``, ``instance``
+    and ``measure`` (in %). Returns ``label, margin, se`` (percentage points, losses negated), one
+    row per group that has at least one claimed and one competing method.
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    sign = _SIGN[measure]
+    rows = []
+    for key, g in instances.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        w = g.pivot_table(index="instance", columns="method", values=measure, aggfunc="first")
+        a = [m for m in np.atleast_1d(claimed) if m in w.columns]
+        b = [m for m in np.atleast_1d(others) if m in w.columns]
+        if not a or not b:
+            continue
+        margin, se = bootstrap_margin({m: sign * w[m].to_numpy() for m in a + b}, a, b, n_boot=n_boot,
+                                      seed=seed)
+        label = " ".join(f"{k}={v}" if k != "dataset" else str(v) for k, v in zip(by, key))
+        rows.append({"label": label, "margin": margin, "se": se})
+    return pd.DataFrame(rows, columns=["label", "margin", "se"])
+
+
+def cells_finding(cid: str, cells: pd.DataFrame, *, kind: str = "better", z: float = Z, link: str = "",
+                  what: str = "", cat: pd.DataFrame | None = None, none_reason: str = "no data") -> dict:
+    """A finding row from several cells (:func:`combine`), or "not run (none_reason)" without cells."""
+    cat = paper_claims().set_index("claim_id") if cat is None else cat
+    claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
+    if len(cells) == 0:
+        return finding(cid, claim, section, f"not run ({none_reason})", link=link)
+    c = combine(cells, kind, z)
+    ev = f"{what}; {c['n_confirmed']} of {c['n_cells']} cells confirm; weakest: {c['weakest']}"
+    return finding(cid, claim, section, c["verdict"], c["margin"], c["se"], ev.lstrip("; "), link)
+
+
+def deviation_finding(cid: str, table: pd.DataFrame, values, *, threshold: float = 2.0, link: str = "",
+                      keys=("dataset", "method"), cat: pd.DataFrame | None = None) -> dict:
+    """A table's row: are all cells within ``threshold`` points of the paper's (``<v>_paper``)?
+
+    ``margin`` is the largest absolute deviation (points); ``se`` is empty. Confirmed when every cell
+    that has a paper value is within ``threshold``; not run when no cell has one.
+    """
+    cat = paper_claims().set_index("claim_id") if cat is None else cat
+    claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
+    long = []
+    for v in values:
+        if v not in table.columns or f"{v}_paper" not in table.columns:
+            continue
+        d = table[list(keys) + [v, f"{v}_paper"]].dropna()
+        for r in d.itertuples(index=False):
+            long.append((" ".join(str(x) for x in r[:len(keys)]) + f" {v}", float(r[-2] - r[-1])))
+    if not long:
+        return finding(cid, claim, section, "not run (no dataset of the paper in this run)", link=link)
+    over = [(k, d) for k, d in long if abs(d) > threshold]
+    k, d = max(long, key=lambda kd: abs(kd[1]))
+    verdict = "confirmed" if not over else "not confirmed"
+    ev = f"{len(over)} of {len(long)} cells more than {threshold:g} points from the paper; largest: {k} {d:+.2f}"
+    return finding(cid, claim, section, verdict, abs(d), np.nan, ev, link)

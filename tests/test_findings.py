@@ -1,0 +1,232 @@
+"""Findings: verdicts follow margin and SE, and every claim can come out false as well as true."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fmeasure.experiments import findings as F
+from fmeasure.experiments import knn as K
+from fmeasure.experiments import parametric as P
+from fmeasure.experiments import simulations as E
+
+
+@pytest.mark.parametrize("margin, se, kind, expected", [
+    (1.0, 0.4, "better", "confirmed"),       # 1.0 > 2 * 0.4
+    (0.7, 0.4, "better", "not confirmed"),   # within 2 SE: a tie
+    (-0.9, 0.4, "better", "contradicted"),
+    (0.0, 0.0, "better", "not confirmed"),
+    (0.7, 0.4, "tie", "confirmed"),
+    (1.0, 0.4, "tie", "not confirmed"),
+    (-1.0, 0.4, "tie", "not confirmed"),
+])
+def test_findings_verdict_follows_margin_and_se(margin, se, kind, expected):
+    assert F.verdict(margin, se, kind) == expected
+
+
+def test_findings_verdict_rejects_bad_input():
+    with pytest.raises(ValueError, match="kind"):
+        F.verdict(1.0, 0.1, "best")
+    with pytest.raises(ValueError, match="se"):
+        F.verdict(1.0, -0.1)
+
+
+def test_findings_bootstrap_se_matches_the_paired_formula():
+    rng = np.random.default_rng(1)
+    a = rng.normal(0.5, 1.0, 2000)
+    b = a - rng.normal(0.2, 0.5, 2000)
+    margin, se = F.bootstrap_margin({"a": a, "b": b}, "a", ["b"], n_boot=2000, seed=3)
+    d = a - b
+    assert margin == pytest.approx(d.mean())
+    assert se == pytest.approx(d.std(ddof=1) / np.sqrt(d.size), rel=0.1)
+
+
+def test_findings_bootstrap_margin_takes_the_best_competitor():
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    margin, _ = F.bootstrap_margin({"a": x, "b": x - 1, "c": x + 0.5}, "a", ["b", "c"], n_boot=20)
+    assert margin == pytest.approx(-0.5)
+
+
+def test_findings_combine_weakest_cell_decides():
+    cells = pd.DataFrame({"label": ["x", "y", "z"], "margin": [3.0, 1.0, 5.0], "se": [1.0, 0.9, 1.0]})
+    c = F.combine(cells)
+    assert c["verdict"] == "not confirmed" and c["weakest"] == "y" and c["n_confirmed"] == 2
+    cells.loc[1, "margin"] = -2.0
+    assert F.combine(cells)["verdict"] == "contradicted"
+    cells.loc[1, "margin"] = 2.0
+    assert F.combine(cells)["verdict"] == "confirmed"
+
+
+# ---- Section 6: each claim built true, false and tied
+
+def _scores(kind, claimed, others, measure, delta, *, sizes=(5, 10, 20, 100, 1000), rng=None, noise=0.5):
+    """Per-run scores (fractions) where ``claimed`` beat ``others`` on ``measure`` by ``delta`` points."""
+    rng = rng or np.random.default_rng(0)
+    rows = []
+    sign = -1.0 if measure in ("hamming", "subset01") else 1.0
+    for n in sizes:
+        for model in range(5):
+            for t in range(6):
+                base = rng.normal(50, 5)
+                for method in ["MM", "JM", "FM", "GFM"]:
+                    v = base + rng.normal(0, noise)
+                    if method in claimed:
+                        v += sign * delta
+                    elif method not in others:
+                        v -= sign * 20  # methods outside the claim: far behind
+                    row = {"data_model": kind, "model": model, "train_size": n, "train_set": t, "method": method,
+                           "hamming": 0.3, "subset01": 0.6, "f": 0.5, "jaccard": 0.4}
+                    row[measure] = v / 100
+                    rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("cid", sorted(E.SECTION6_CLAIMS))
+def test_section6_claim_comes_out_true_false_and_tied(cid):
+    kind, measure, claimed, others, _, how = E.SECTION6_CLAIMS[cid]
+    verdicts = {}
+    for label, delta in (("ahead", 5.0), ("behind", -5.0), ("equal", 0.0)):
+        noise = 0.5 if delta else 0.0  # equal: the same score for every method in each run
+        t = E.claims_table(_scores(kind, claimed, others, measure, delta, noise=noise)).set_index("claim_id")
+        verdicts[label] = t.loc[cid, "verdict"]
+        assert np.sign(round(t.loc[cid, "margin"], 6)) == np.sign(delta) or delta == 0
+    if how == "better":
+        assert verdicts == {"ahead": "confirmed", "behind": "contradicted", "equal": "not confirmed"}
+    else:
+        assert verdicts == {"ahead": "not confirmed", "behind": "not confirmed", "equal": "confirmed"}
+
+
+def test_section6_margin_and_se_are_the_paired_statistics():
+    s = _scores("chain", ["MM"], ["JM", "FM", "GFM"], "hamming", 1.0, sizes=(1000,))
+    t = E.claims_table(s).set_index("claim_id").loc["sim.chain.hamming"]
+    w = s.pivot_table(index=["model", "train_set"], columns="method", values="hamming") * -100
+    best_other = w[["JM", "FM", "GFM"]].mean().idxmax()
+    d = w["MM"] - w[best_other]
+    assert t["margin"] == pytest.approx(d.mean())
+    assert t["se"] == pytest.approx(d.std(ddof=1) / np.sqrt(len(d)))
+
+
+def test_timing_claims_gfm_slowest_can_fail():
+    def summary(gfm_ms):
+        rows = []
+        for step in ("estimation", "inference"):
+            for method, ms in (("MM", 1.0), ("FM", 1.0), ("GFM", gfm_ms)):
+                rows.append({"step": step, "method": method, "n_labels": 100, "time_ms_mean": ms,
+                             "time_ms_se": 0.01, "n": 3})
+        return pd.DataFrame(rows)
+    assert E.timing_claims(summary(5.0)).set_index("claim_id").loc["fig4", "verdict"] == "confirmed"
+    assert E.timing_claims(summary(0.5)).set_index("claim_id").loc["fig4", "verdict"] == "contradicted"
+
+
+# ---- real datasets: paired bootstrap over test instances
+
+def _knn_files(tmp_path, mm_better: bool):
+    rng = np.random.default_rng(2)
+    rows = []
+    for ds in ("scene", "enron"):
+        for l in (10, 20):
+            base = rng.integers(0, 3, 300) * 10.0
+            for method in ("MM", "JM", "FM", "GFM"):
+                ham = base + (0 if (method == "MM") == mm_better else 15) + rng.normal(0, 1, 300)
+                for i in range(300):
+                    rows.append({"dataset": ds, "l": l, "method": method, "instance": i, "hamming": ham[i],
+                                 "subset01": 50.0, "f": 50.0, "jaccard": 50.0})
+    inst = tmp_path / "inst.csv"
+    pd.DataFrame(rows).to_csv(inst, index=False)
+    t2 = pd.DataFrame({"dataset": "scene", "method": "MM", "l": 10, **{m: 1.0 for m in K.MEASURES},
+                       **{f"{m}_paper": 1.5 for m in K.MEASURES}}, index=[0])
+    t3 = pd.DataFrame({"dataset": ["scene"], "method": ["MM"], "l": [10], "search_s": [2.0], "inference_s": [1.0]})
+    t2.to_csv(tmp_path / "t2.csv", index=False)
+    t3.to_csv(tmp_path / "t3.csv", index=False)
+    return [inst], tmp_path / "t2.csv", tmp_path / "t3.csv"
+
+
+@pytest.mark.parametrize("mm_better, expected", [(True, "confirmed"), (False, "contradicted")])
+def test_knn_mm_hamming_claim_follows_the_instances(tmp_path, mm_better, expected):
+    inst, t2, t3 = _knn_files(tmp_path, mm_better)
+    out = K.write_findings(inst, t2, t3, tmp_path / "knn.csv", n_boot=200).set_index("claim_id")
+    assert out.loc["knn.mm_hamming", "verdict"] == expected
+    assert out.loc["table2", "verdict"] == "confirmed"  # every cell within 2 points of the paper
+    assert out.loc["table3", "verdict"] == "confirmed"  # search 2 s > inference 1 s
+
+
+def test_parametric_claims_follow_the_instances(tmp_path):
+    rng = np.random.default_rng(5)
+
+    def files(efp_delta):
+        rows = []
+        for method, d in (("BR", -10.0), ("LFP", 0.0), ("EFP", efp_delta)):
+            f = 60 + d + rng.normal(0, 3, 400)
+            rows += [{"dataset": "yeast", "method": method, "instance": i, "hamming": 20.0, "f": f[i]}
+                     for i in range(400)]
+        p = tmp_path / f"inst_{efp_delta}.csv"
+        pd.DataFrame(rows).to_csv(p, index=False)
+        t5 = pd.DataFrame({"dataset": ["yeast"] * 3, "method": ["BR", "LFP", "EFP"], "hamming": [20.0] * 3,
+                           "hamming_paper": [20.03, 22.24, 22.82], "f": [50.0, 60.0, 60 + efp_delta],
+                           "f_paper": [60.59, 65.02, 65.47], "inference_time_s": [0.1, 0.2, 0.3]})
+        t5.to_csv(tmp_path / "t5.csv", index=False)
+        return [p], tmp_path / "t5.csv"
+
+    inst, t5 = files(3.0)
+    out = P.write_findings(inst, t5, tmp_path / "p.csv", n_boot=200).set_index("claim_id")
+    assert out.loc["par.efp_f", "verdict"] == "confirmed"
+    assert out.loc["par.br_f", "verdict"] == "confirmed"
+    assert out.loc["par.br_inference", "verdict"] == "confirmed"
+    assert out.loc["table5", "verdict"] == "not confirmed"  # BR F 50.0 vs the paper's 60.59
+    inst, t5 = files(-3.0)
+    out = P.write_findings(inst, t5, tmp_path / "p.csv", n_boot=200).set_index("claim_id")
+    assert out.loc["par.efp_f", "verdict"] == "contradicted"
+
+
+def test_findings_collect_fills_every_claim_of_the_paper(tmp_path):
+    p = tmp_path / "knn.csv"
+    F.write_findings([F.finding("knn.mm_hamming", "kNN: MM", "7.2.1", "confirmed", 1.0, 0.1)], p)
+    out = F.collect([p], {"voting": "stage not part of this workflow"})
+    cat = F.paper_claims()
+    assert out.claim_id.tolist() == cat.claim_id.tolist()
+    assert out.set_index("claim_id").loc["knn.mm_hamming", "verdict"] == "confirmed"
+    assert out.set_index("claim_id").loc["vote.lfp", "verdict"] == "not run (stage not part of this workflow)"
+    assert out.set_index("claim_id").loc["pcc.gfm_fm", "verdict"] == "not run (no findings written)"
+
+
+def test_findings_unknown_claim_id_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="claims.csv"):
+        F.write_findings([F.finding("made.up", "x", "1", "confirmed")], tmp_path / "x.csv")
+
+
+@pytest.mark.parametrize("hamming_sup, expected", [(2 / 3, "contradicted"), (0.5, "confirmed")])
+def test_theorem_3_1_verdict_follows_the_lp(tmp_path, hamming_sup, expected):
+    from fmeasure.experiments import theory as T
+
+    lp = pd.DataFrame({"surrogate": ["hamming", "hamming", "threshold", "threshold"], "m": [3, 4, 3, 12],
+                       "lp_sup": [hamming_sup, hamming_sup, 1 / 42, 0.03], "theorem": [0.5, 0.5, 0.0, 1 / 24]})
+    lp.to_csv(tmp_path / "lp.csv", index=False)
+    out = T.write_findings({"lp": tmp_path / "lp.csv"}, tmp_path / "theory.csv").set_index("claim_id")
+    assert out.loc["thm3.1", "verdict"] == expected
+    assert out.loc["thm3.1", "margin"] == pytest.approx(100 * (hamming_sup - 0.5))
+    assert out.loc["thm4.5", "verdict"] == "contradicted"  # m = 12: supremum 0.03 below the bound 1/24
+
+
+@pytest.mark.parametrize("gfm_delta, expected", [(4.0, "confirmed"), (-4.0, "contradicted"), (0.0, "not confirmed")])
+def test_pcc_gfm_claim_follows_the_instances(tmp_path, gfm_delta, expected):
+    from fmeasure.experiments import pcc as PC
+
+    rng = np.random.default_rng(7)
+    rows = []
+    base = rng.uniform(40, 80, 500)
+    for method, d in (("MM", -10.0), ("JM", -8.0), ("FM", 0.0), ("GFM", gfm_delta)):
+        f = base + d + (rng.normal(0, 2, 500) if d else 0.0)
+        rows += [{"dataset": "scene", "method": method, "instance": i, "hamming": 10.0, "subset01": 40.0,
+                  "f": f[i], "jaccard": 50.0} for i in range(500)]
+    pd.DataFrame(rows).to_csv(tmp_path / "inst.csv", index=False)
+    t4 = pd.DataFrame({"dataset": "scene", "method": ["MM", "JM", "FM", "GFM"], "hamming": 10.0,
+                       "hamming_paper": 9.89, "inference_time_s": [1.0, 0.1, 1.0, 1.1]})
+    t4.to_csv(tmp_path / "t4.csv", index=False)
+    f5 = pd.DataFrame({"dataset": "scene", "method": "GFM", "n_samples": [100, 1000], "f_mean": [72.0, 72.1],
+                       "f_se": [0.1, 0.1]})
+    f5.to_csv(tmp_path / "f5.csv", index=False)
+    out = PC.write_findings([tmp_path / "inst.csv"], tmp_path / "t4.csv", tmp_path / "f5.csv", tmp_path / "p.csv",
+                            n_boot=200).set_index("claim_id")
+    assert out.loc["pcc.gfm_fm", "verdict"] == expected
+    assert out.loc["pcc.f_maximizers", "verdict"] == "confirmed"
+    assert out.loc["pcc.jm_fast", "verdict"] == "confirmed"  # JM 0.1 s, the others >= 1 s
+    assert out.loc["fig5", "verdict"] == "confirmed"  # +0.1 with SE 0.14: levels off

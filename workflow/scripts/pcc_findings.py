@@ -1,0 +1,10 @@
+"""Findings of Section 7.2.2 (PCC): claims by paired bootstrap over test instances, Table 4, Figure 5."""
+
+from fmeasure.experiments.pcc import write_findings
+from fmeasure.io import script_logging
+
+log = script_logging(snakemake)  # noqa: F821
+inp, par = snakemake.input, snakemake.params  # noqa: F821
+rows = write_findings(inp.instances, inp.table4, inp.figure5, snakemake.output[0],  # noqa: F821
+                      z=par.z, n_boot=par.n_boot, seed=par.seed)
+log.info("%d findings written", len(rows))
