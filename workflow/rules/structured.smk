@@ -4,6 +4,7 @@
 # fmeasure.experiments.structured.
 
 STAGE_TARGETS["structured"] = [
+    "results/findings/structured.csv",
     "results/tables/table6.csv",
     "results/tables/table6.md",
     "results/tables/table6_claims.csv",
@@ -12,6 +13,7 @@ STAGE_TARGETS["structured"] = [
 
 
 localrules:
+    structured_findings,
     structured_all,
     structured_table6,
 
@@ -62,3 +64,16 @@ rule structured_table6:
 rule structured_all:
     input:
         STAGE_TARGETS["structured"],
+
+
+rule structured_findings:
+    input:
+        "results/tables/table6.csv",
+    output:
+        "results/findings/structured.csv",
+    log:
+        "logs/structured/findings.log",
+    conda:
+        ENV
+    script:
+        "../scripts/structured_findings.py"

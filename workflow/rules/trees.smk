@@ -3,11 +3,13 @@
 # light rule gathers every dataset into ftrees.{csv,md}.
 
 STAGE_TARGETS["trees"] = [
+    "results/findings/trees.csv",
     "results/tables/ftrees.csv",
     "results/tables/ftrees.md",
 ]
 
 localrules:
+    trees_findings,
     trees_all,
     trees_table,
 
@@ -57,3 +59,16 @@ rule trees_table:
 rule trees_all:
     input:
         STAGE_TARGETS["trees"],
+
+
+rule trees_findings:
+    input:
+        "results/tables/ftrees.csv",
+    output:
+        "results/findings/trees.csv",
+    log:
+        "logs/trees/findings.log",
+    conda:
+        ENV
+    script:
+        "../scripts/trees_findings.py"

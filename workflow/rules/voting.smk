@@ -5,6 +5,7 @@
 
 
 STAGE_TARGETS["voting"] = [
+    "results/findings/voting.csv",
     "results/tables/table7.csv",
     "results/tables/table7.md",
     "results/tables/table7_claims.csv",
@@ -19,6 +20,7 @@ wildcard_constraints:
 
 
 localrules:
+    voting_findings,
     voting_all,
     voting_vote,
     voting_table7,
@@ -98,3 +100,16 @@ rule voting_figure:
 rule voting_all:
     input:
         STAGE_TARGETS["voting"],
+
+
+rule voting_findings:
+    input:
+        "results/tables/table7.csv",
+    output:
+        "results/findings/voting.csv",
+    log:
+        "logs/voting/findings.log",
+    conda:
+        ENV
+    script:
+        "../scripts/voting_findings.py"

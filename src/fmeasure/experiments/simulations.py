@@ -381,7 +381,7 @@ def write_findings(claims_csv, figure4_csv, out_csv, *, z: float = 2.0) -> pd.Da
 
     Figures 2 and 3 get one row each, summarizing their data model's claims (the weakest shown).
     """
-    from fmeasure.experiments.findings import combine, finding, paper_claims, write_findings as _write
+    from fmeasure.experiments.findings import finding, paper_claims, write_findings as _write
 
     cat = paper_claims().set_index("claim_id")
     claims = pd.read_csv(claims_csv)

@@ -33,7 +33,7 @@ from fmeasure.learners.ssvm import FMeasureSSVM
 from fmeasure.metrics import f_measure, hamming_loss
 from fmeasure.tables import best_mask, paper_numbers, write_table
 
-__all__ = ["make_rml", "run_rml", "run_table6", "write_table6", "table6_claims", "write_claims", "METHODS"]
+__all__ = ["run_findings", "make_rml", "run_rml", "run_table6", "write_table6", "table6_claims", "write_claims", "METHODS"]
 
 log = logging.getLogger(__name__)
 
@@ -289,3 +289,59 @@ def write_claims(claims: pd.DataFrame, csv_path, md_path) -> None:
     md["ours"] = claims["ours"].where(claims["ours"].notna(), claims["ours_time"])
     md["detail"] = claims["detail"].where(claims["detail"].notna(), claims["detail_time"])
     write_table(claims, csv_path, md_path, caption=caption, md_df=md)
+
+
+# --------------------------------------------------------------------------------------------------
+# findings (the report's table of verdicts)
+
+
+def run_findings(table6, *, threshold: float = 2.0, link: str = "#sec-structured") -> list[dict]:
+    """The paper's claims of Section 7.2.4 checked on this run's Table 6.
+
+    Margins are F differences in points on the test set (one split: no standard error, so the
+    verdict follows the sign of the margin). ``table6`` is the CSV of :func:`write_table6`.
+    """
+    from fmeasure.experiments.findings import deviation_finding, finding, paper_claims, verdict
+
+    t = pd.read_csv(table6) if not isinstance(table6, pd.DataFrame) else table6
+    t = t[t.get("section", "paper") == "paper"] if "section" in t.columns else t
+    cat = paper_claims().set_index("claim_id")
+    rows = [deviation_finding("table6", t.rename(columns={"paper_f": "f_paper"}), ["f"], threshold=threshold,
+                              link=link, cat=cat)]
+
+    def f_of(d, m):
+        v = t[(t.dataset == d) & (t.method == m)]["f"]
+        return float(v.iloc[0]) if len(v) else np.nan
+
+    def row(cid, margin, evidence, none):
+        claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
+        if not np.isfinite(margin):
+            return finding(cid, claim, section, f"not run ({none})", link=link)
+        return finding(cid, claim, section, verdict(margin, 0.0), margin, np.nan,
+                       evidence + " (one test split: no SE)", link)
+
+    ib, pcc, par = ["IB FM", "IB GFM"], ["PCC FM", "PCC GFM"], ["LFP", "EFP"]
+    if "scene" in set(t.dataset):
+        rml = f_of("scene", "RML")
+        beat = rml - max(f_of("scene", m) for m in ib + pcc)
+        lose = min(f_of("scene", m) for m in par) - rml
+        rows.append(row("ssvm.rml_scene", min(beat, lose),
+                        f"scene: RML - best of IB/PCC {beat:+.2f}; worst of LFP/EFP - RML {lose:+.2f}", ""))
+    else:
+        rows.append(row("ssvm.rml_scene", np.nan, "", "scene not in this run"))
+    margins = []
+    for d in [d for d in ("scene", "enron") if d in set(t.dataset)]:
+        others = [m for m in ib + pcc + ["LFP", "RML"]]
+        margins.append((d, f_of(d, "EFP") - max(f_of(d, m) for m in others)))
+    if margins:
+        d, m = min(margins, key=lambda x: x[1])
+        rows.append(row("ssvm.param_best", m, "EFP - best other method: "
+                        + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins), ""))
+    else:
+        rows.append(row("ssvm.param_best", np.nan, "", "neither scene nor enron in this run"))
+    if "yeast" in set(t.dataset):
+        m = max(f_of("yeast", x) for x in ib) - max(f_of("yeast", x) for x in pcc + par + ["RML"])
+        rows.append(row("ssvm.ib_best", m, f"yeast: best IB - best other {m:+.2f} (Mediamill not run)", ""))
+    else:
+        rows.append(row("ssvm.ib_best", np.nan, "", "yeast not in this run"))
+    return rows

@@ -30,7 +30,7 @@ from fmeasure import metrics
 from fmeasure.learners.trees import BaggedFMeasureTrees, FMeasureTree, pooled_leaf_gfm
 from fmeasure.tables import best_mask, write_table
 
-__all__ = ["COLUMNS", "MODELS", "run_trees", "write_trees_table"]
+__all__ = ["run_findings", "COLUMNS", "MODELS", "run_trees", "write_trees_table"]
 
 logger = logging.getLogger(__name__)
 
@@ -184,3 +184,28 @@ def write_trees_table(results, csv_path, md_path, *, caption):
     md["inference_time_s"] = md["inference_time_s"].map(lambda v: f"{v:.3g}")
     write_table(df, csv_path, md_path, caption=caption, bold=bold, md_df=md)
     return df
+
+
+def run_findings(ftrees, *, link: str = "#sec-trees") -> list[dict]:
+    """Section 7.1.2 (no numbers in the paper): GFM in the leaves of F-measure trees against the
+    per-label majority of an ordinary forest, in points of test F.
+
+    Margin = best F-bag row - RF MM, the smallest over the datasets (one split each: no SE).
+    """
+    from fmeasure.experiments.findings import finding, paper_claims, verdict
+
+    t = pd.read_csv(ftrees) if not isinstance(ftrees, pd.DataFrame) else ftrees
+    cat = paper_claims().set_index("claim_id")
+    margins = []
+    for d, g in t.groupby("dataset", sort=False):
+        f = g.set_index("method")["f"]
+        bags = [m for m in f.index if m.startswith("F-bag")]
+        if bags and "RF MM" in f.index:
+            margins.append((d, float(max(f[b] for b in bags) - f["RF MM"])))
+    claim, section = cat.loc["trees", "claim"], cat.loc["trees", "section"]
+    if not margins:
+        return [finding("trees", claim, section, "not run (no bag and forest rows)", link=link)]
+    d, m = min(margins, key=lambda x: x[1])
+    ev = ("beyond the paper: best F-bag - random forest's per-label majority: "
+          + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins) + " (one test split: no SE)")
+    return [finding("trees", claim, section, verdict(m, 0.0), m, np.nan, ev, link)]

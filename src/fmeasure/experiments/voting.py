@@ -50,7 +50,7 @@ from fmeasure.learners.voting import choose_threshold, member_predictions, valid
 from fmeasure.metrics import f_measure
 from fmeasure.tables import paper_numbers, to_markdown
 
-__all__ = ["COMPETITION_CS", "COMPETITION_CV", "preprocess", "used_fits", "make_estimator", "run_fit",
+__all__ = ["run_findings", "COMPETITION_CS", "COMPETITION_CV", "preprocess", "used_fits", "make_estimator", "run_fit",
            "save_fit", "load_fit", "run_vote", "run_table7", "run_claims", "write_table7", "write_figure"]
 
 log = logging.getLogger(__name__)
@@ -429,3 +429,39 @@ def write_figure(curve: pd.DataFrame, png_path, pdf_path=None) -> None:
     axes[0][0].set_ylabel("F-measure [%]")
     axes[0][0].legend(fontsize=7, loc="best")
     save_figure(fig, png_path, pdf_path)
+
+
+# --------------------------------------------------------------------------------------------------
+# findings (the report's table of verdicts)
+
+
+def run_findings(table7, *, link: str = "#sec-voting") -> list[dict]:
+    """The claim of Section 7.3 on this run's Table 7, and Table 7 itself (a different dataset).
+
+    "Voting improves only slightly over LFP and PCC GFM": margin = Voting - max(LFP, PCC GFM) in
+    points of test F, the smallest over the datasets (one split each: no SE, the verdict follows
+    the sign). The paper's Table 7 is on the JRS 2012 data, which is not public: not run.
+    """
+    from fmeasure.experiments.findings import finding, paper_claims, verdict
+
+    t = pd.read_csv(table7) if not isinstance(table7, pd.DataFrame) else table7
+    t = t[t.get("source", "ours") == "ours"] if "source" in t.columns else t
+    cat = paper_claims().set_index("claim_id")
+    rows = [finding("table7", cat.loc["table7", "claim"], cat.loc["table7", "section"],
+                    "not run (the JRS 2012 data is not public; the method runs on this run's datasets, "
+                    "see the voting section)", link=link)]
+    margins = []
+    for d, g in t.groupby("dataset", sort=False):
+        f = g.set_index("method")["f"]
+        gfm = [m for m in f.index if m.startswith("PCC GFM")]
+        if "Voting" in f.index and "LFP" in f.index and gfm:
+            margins.append((d, float(f["Voting"] - max(f["LFP"], max(f[m] for m in gfm)))))
+    cid = "vote.lfp"
+    if not margins:
+        rows.append(finding(cid, cat.loc[cid, "claim"], cat.loc[cid, "section"], "not run (no dataset)", link=link))
+    else:
+        d, m = min(margins, key=lambda x: x[1])
+        ev = "Voting - max(LFP, PCC GFM): " + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins)
+        rows.append(finding(cid, cat.loc[cid, "claim"], cat.loc[cid, "section"], verdict(m, 0.0), m, np.nan,
+                            ev + " (one test split: no SE)", link))
+    return rows
