@@ -49,7 +49,7 @@ rule ablations_table:
         unpack(get_ablation_tables),
         runs=get_ablation_runs(),
     output:
-        csv=report("results/tables/ablations.csv", caption="../report/ablations.rst", category="Ablations"),
+        csv=captioned("results/tables/ablations.csv", "ablations.rst", "Ablations"),
         md="results/tables/ablations.md",
         summary="results/tables/ablations_summary.md",
         findings="results/findings/ablations.csv",

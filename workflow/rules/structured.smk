@@ -49,7 +49,7 @@ rule structured_table6:
         table5="results/tables/table5.csv",
         extra=get_structured_extra_rows(),
     output:
-        csv=report("results/tables/table6.csv", caption="../report/structured_table6.rst", category="Structured"),
+        csv=captioned("results/tables/table6.csv", "structured_table6.rst", "Structured"),
         md="results/tables/table6.md",
         claims_csv="results/tables/table6_claims.csv",
         claims_md="results/tables/table6_claims.md",

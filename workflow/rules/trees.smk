@@ -42,7 +42,7 @@ rule trees_table:
     input:
         expand("results/trees/{dataset}/{model}.csv", dataset=DATASETS, model=config["trees"]["models"]),
     output:
-        csv=report("results/tables/ftrees.csv", caption="../report/trees_table.rst", category="Trees (beyond the paper)"),
+        csv=captioned("results/tables/ftrees.csv", "trees_table.rst", "Trees (beyond the paper)"),
         md="results/tables/ftrees.md",
     params:
         captions=REPORT_CAPTIONS,

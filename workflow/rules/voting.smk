@@ -68,7 +68,7 @@ rule voting_table7:
     input:
         get_voting_scores,
     output:
-        csv=report("results/tables/table7.csv", caption="../report/voting_table7.rst", category="Voting"),
+        csv=captioned("results/tables/table7.csv", "voting_table7.rst", "Voting"),
         md="results/tables/table7.md",
         claims_csv="results/tables/table7_claims.csv",
         claims_md="results/tables/table7_claims.md",
@@ -87,7 +87,7 @@ rule voting_figure:
         get_voting_curves,
     output:
         csv="results/voting/figure.csv",
-        png=report("results/figures/voting_members.png", caption="../report/voting_members.rst", category="Voting"),
+        png=captioned("results/figures/voting_members.png", "voting_members.rst", "Voting"),
         pdf="results/figures/voting_members.pdf",
     log:
         "logs/voting/figure.log",
