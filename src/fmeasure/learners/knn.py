@@ -47,6 +47,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from fmeasure import inference, metrics
+from fmeasure.learners.base import multilabel_tags
 
 __all__ = [
     "KNeighborsFMeasure",
@@ -178,13 +179,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ API helpers
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.target_tags.two_d_labels = True
-        tags.classifier_tags.multi_class = False
-        return tags
+        return multilabel_tags(super().__sklearn_tags__())
 
     def _check_params(self):
         if (

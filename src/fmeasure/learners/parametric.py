@@ -57,6 +57,7 @@ from sklearn.utils import check_random_state
 
 from fmeasure import inference
 from fmeasure.io import progress
+from fmeasure.learners.base import check_labels
 from fmeasure.learners.logistic import DEFAULT_CS, check_features, fit_logistic_cv
 
 logger = logging.getLogger(__name__)
@@ -66,21 +67,6 @@ logger = logging.getLogger(__name__)
 _CHUNK_BYTES = 256 * 2**20
 
 
-
-
-def _check_Y(Y, n):
-    if sp.issparse(Y):
-        Y = Y.toarray()
-    Y = np.asarray(Y)
-    if Y.ndim != 2:
-        raise ValueError(f"Y must be 2-dimensional (n_samples, n_labels), got shape {Y.shape}")
-    if Y.shape[0] != n:
-        raise ValueError(f"Y has {Y.shape[0]} rows but X has {n}")
-    if Y.shape[1] == 0:
-        raise ValueError("Y must have at least one label column")
-    if not np.isin(Y, (0, 1)).all():
-        raise ValueError("Y must be a binary 0/1 matrix")
-    return Y.astype(np.int8)
 
 
 def _is_indicator(X) -> bool:
@@ -217,7 +203,7 @@ class BinaryRelevance(_TunedLogisticBase):
         """Fit one tuned binary logistic regression per label; returns self."""
         Cs = self._check_params()
         X = check_features(X)
-        Y = _check_Y(Y, X.shape[0])
+        Y = check_labels(Y, X.shape[0])
         self.n_features_in_ = X.shape[1]
         X = self._fit_scaler(X)
         n, m = Y.shape
@@ -316,7 +302,7 @@ class EFP(_TunedLogisticBase):
         if self.train_on not in ("nonempty", "all"):
             raise ValueError(f"train_on must be 'nonempty' or 'all', got {self.train_on!r}")
         X = check_features(X)
-        Y = _check_Y(Y, X.shape[0])
+        Y = check_labels(Y, X.shape[0])
         self.n_features_in_ = X.shape[1]
         X = self._fit_scaler(X)
         n, m = Y.shape

@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference import from_samples, gfm_from_samples
 from fmeasure.io import progress
+from fmeasure.learners.base import check_labels
 from fmeasure.learners.logistic import DEFAULT_CS, check_features
 
 logger = logging.getLogger(__name__)
@@ -61,19 +62,6 @@ def _log_sigmoid(z):
     return out
 
 
-
-
-def _check_Y(Y, n=None, name="Y"):
-    Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y)
-    if Y.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D 0/1 array (n_instances, n_labels), got shape {Y.shape}")
-    if Y.shape[1] == 0:
-        raise ValueError(f"{name} has no labels (m = 0)")
-    if not np.isin(Y, (0, 1)).all():
-        raise ValueError(f"{name} must contain only 0 and 1")
-    if n is not None and Y.shape[0] != n:
-        raise ValueError(f"{name} has {Y.shape[0]} rows but X has {n}")
-    return Y.astype(np.int8)
 
 
 def _augment(X, Yprev):
@@ -236,7 +224,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         """
         t0 = time.perf_counter()
         X = check_features(X)
-        Y = _check_Y(Y, n=X.shape[0])
+        Y = check_labels(Y, n=X.shape[0])
         Cs = [float(c) for c in np.atleast_1d(self.Cs)]
         if not Cs or any(not np.isfinite(c) or c <= 0 for c in Cs):
             raise ValueError(f"Cs must be a non-empty list of positive numbers, got {self.Cs!r}")
@@ -341,14 +329,14 @@ class ProbabilisticClassifierChain(BaseEstimator):
     def conditional_proba(self, X, Y):
         """P(y_j = 1 | x, y_1..y_{j-1}) for given X and label vectors Y (n, m): what each base model says."""
         A = self.feature_logits(X)
-        Y = _check_Y(Y, n=A.shape[0])
+        Y = check_labels(Y, n=A.shape[0])
         Z = A + Y.astype(np.float64) @ self.coef_y_.T
         return np.exp(_log_sigmoid(Z))
 
     def log_joint_proba(self, X, Y):
         """Exact log P(y | x) of the chain for the label vectors Y (n, m), one per row of X."""
         A = self.feature_logits(X)
-        Y = _check_Y(Y, n=A.shape[0])
+        Y = check_labels(Y, n=A.shape[0])
         Z = A + Y.astype(np.float64) @ self.coef_y_.T
         return np.where(Y == 1, _log_sigmoid(Z), _log_sigmoid(-Z)).sum(axis=1)
 

@@ -65,6 +65,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fmeasure.inference import loss_augmented
+from fmeasure.learners.base import multilabel_tags
 from fmeasure.metrics import f_measure
 
 __all__ = ["FMeasureSSVM", "bcfw"]
@@ -267,13 +268,7 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.target_tags.two_d_labels = True
-        tags.classifier_tags.multi_class = False
-        return tags
+        return multilabel_tags(super().__sklearn_tags__())
 
     def _check_params(self):
         Cs = np.atleast_1d(np.asarray(self.Cs, dtype=float)) if self.Cs is not None else np.array([])

@@ -46,6 +46,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fmeasure import inference, metrics
+from fmeasure.learners.base import multilabel_tags
 
 __all__ = [
     "BaggedFMeasureTrees",
@@ -462,13 +463,7 @@ def _n_features(max_features, d):
 
 class _Tags:
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.target_tags.two_d_labels = True
-        tags.classifier_tags.multi_class = False
-        return tags
+        return multilabel_tags(super().__sklearn_tags__())
 
     def score(self, X, y, sample_weight=None):
         """Mean instance-wise F-measure of ``predict(X)`` against ``y`` (F(0, 0) = 1)."""

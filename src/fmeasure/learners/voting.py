@@ -37,12 +37,12 @@ import time
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
 from fmeasure import inference
+from fmeasure.learners.base import check_labels
 from fmeasure.learners.logistic import check_features
 from fmeasure.learners.parametric import BinaryRelevance
 from fmeasure.learners.pcc import ProbabilisticClassifierChain
@@ -51,17 +51,6 @@ __all__ = ["VotingEnsemble", "validation_split", "member_predictions", "threshol
            "choose_threshold"]
 
 logger = logging.getLogger(__name__)
-
-
-def _check_Y(Y, n=None, name="Y"):
-    Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y)
-    if Y.ndim != 2 or Y.shape[1] == 0:
-        raise ValueError(f"{name} must be a 2-D 0/1 array (n_instances, n_labels), got shape {Y.shape}")
-    if not np.isin(Y, (0, 1)).all():
-        raise ValueError(f"{name} must contain only 0 and 1")
-    if n is not None and Y.shape[0] != n:
-        raise ValueError(f"{name} has {Y.shape[0]} rows but X has {n}")
-    return Y.astype(np.int8)
 
 
 def _strata(Y, min_count):
@@ -101,7 +90,7 @@ def validation_split(Y, validation_size=0.1, random_state=0):
     >>> len(tr), len(va), sorted(Y[va].sum(axis=1).tolist())
     (18, 2, [1, 2])
     """
-    Y = _check_Y(Y)
+    Y = check_labels(Y)
     n = Y.shape[0]
     if isinstance(validation_size, (bool, np.bool_)) or not isinstance(validation_size, (Real, Integral)):
         raise ValueError(f"validation_size must be a fraction in (0, 1) or a count >= 1, got {validation_size!r}")
@@ -207,7 +196,7 @@ def threshold_scores(votes, Y, n_members):
     [1.0, 0.667]
     """
     votes = np.asarray(votes)
-    Y = _check_Y(Y)
+    Y = check_labels(Y)
     if votes.shape != Y.shape:
         raise ValueError(f"votes has shape {votes.shape}, Y has {Y.shape}")
     if not isinstance(n_members, Integral) or n_members < 1:
@@ -344,7 +333,7 @@ class VotingEnsemble(BaseEstimator):
         if not isinstance(self.refit, (bool, np.bool_)):
             raise ValueError(f"refit must be True or False, got {self.refit!r}")
         X = check_features(X)
-        Y = _check_Y(Y, n=X.shape[0])
+        Y = check_labels(Y, n=X.shape[0])
         self.member_params_ = [dict(mem[2]) if len(mem) == 3 and mem[2] else {} for mem in self.members]
         tr, va = validation_split(Y, self.validation_size, self.random_state)
         fitted, times = self._fit_groups(groups, X[tr], Y[tr])
