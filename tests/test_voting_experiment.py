@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _paper_tex() -> Path:
     candidates = [os.environ.get("FMEASURE_PAPER_TEX", ""), ROOT.parent / "shared" / "paper" / "paper.tex",
-                  ROOT.parent.parent / "shared" / "paper" / "paper.tex"]
+                  ROOT.parent.parent / "shared" / "paper" / "paper.tex",
+                  ROOT / "tests" / "data" / "paper" / "tables.tex"]
     for c in candidates:
         if c and Path(c).is_file():
             return Path(c)
