@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["COLUMNS", "VERDICTS", "Z", "SIGN_CONVENTION", "outcome", "verdict", "paired_margin",
+__all__ = ["COLUMNS", "VERDICTS", "Z", "SIGN_CONVENTION", "TIMED_CLAIMS", "outcome", "verdict", "paired_margin",
            "bootstrap_margin", "combine", "finding", "paper_claims", "write_findings", "collect"]
 
 #: Columns of ``results/findings/<stage>.csv``.
@@ -44,6 +44,11 @@ SIGN_CONVENTION = (
     "confirmed when no cell is more than 2 points off. Timed rows compare measured times (no SE; "
     "their evidence says how)."
 )
+
+
+#: Claims whose verdict comes from measured wall-clock times: they may differ between two runs of
+#: one config (every other verdict is reproducible exactly).
+TIMED_CLAIMS = frozenset({"fig4", "sim.time.fm_est", "table3", "pcc.jm_fast", "par.br_inference"})
 
 
 def outcome(margin: float, se: float, z: float = Z) -> str:
