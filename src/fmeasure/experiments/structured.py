@@ -298,10 +298,11 @@ def write_claims(claims: pd.DataFrame, csv_path, md_path) -> None:
 def run_findings(table6, *, threshold: float = 2.0, link: str = "#sec-structured") -> list[dict]:
     """The paper's claims of Section 7.2.4 checked on this run's Table 6.
 
-    Margins are F differences in points on the test set (one split: no standard error, so the
-    verdict follows the sign of the margin). ``table6`` is the CSV of :func:`write_table6`.
+    Margins are F differences in points on the test set (one split without per-instance scores:
+    SE taken as :data:`~fmeasure.experiments.findings.SINGLE_SPLIT_SE`). ``table6`` is the CSV of :func:`write_table6`.
     """
-    from fmeasure.experiments.findings import deviation_finding, finding, paper_claims, verdict
+    from fmeasure.experiments.findings import (SINGLE_SPLIT_NOTE, SINGLE_SPLIT_SE, deviation_finding, finding,
+                                              paper_claims, verdict)
 
     t = pd.read_csv(table6) if not isinstance(table6, pd.DataFrame) else table6
     t = t[t.get("section", "paper") == "paper"] if "section" in t.columns else t
@@ -317,8 +318,8 @@ def run_findings(table6, *, threshold: float = 2.0, link: str = "#sec-structured
         claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
         if not np.isfinite(margin):
             return finding(cid, claim, section, f"not run ({none})", link=link)
-        return finding(cid, claim, section, verdict(margin, 0.0), margin, np.nan,
-                       evidence + " (one test split: no SE)", link)
+        return finding(cid, claim, section, verdict(margin, SINGLE_SPLIT_SE), margin, SINGLE_SPLIT_SE,
+                       evidence + SINGLE_SPLIT_NOTE, link)
 
     ib, pcc, par = ["IB FM", "IB GFM"], ["PCC FM", "PCC GFM"], ["LFP", "EFP"]
     if "scene" in set(t.dataset):

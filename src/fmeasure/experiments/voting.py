@@ -439,10 +439,10 @@ def run_findings(table7, *, link: str = "#sec-voting") -> list[dict]:
     """The claim of Section 7.3 on this run's Table 7, and Table 7 itself (a different dataset).
 
     "Voting improves only slightly over LFP and PCC GFM": margin = Voting - max(LFP, PCC GFM) in
-    points of test F, the smallest over the datasets (one split each: no SE, the verdict follows
-    the sign). The paper's Table 7 is on the JRS 2012 data, which is not public: not run.
+    points of test F, the smallest over the datasets (one split each, SE taken as
+    :data:`~fmeasure.experiments.findings.SINGLE_SPLIT_SE`). The paper's Table 7 is on the JRS 2012 data, which is not public: not run.
     """
-    from fmeasure.experiments.findings import finding, paper_claims, verdict
+    from fmeasure.experiments.findings import SINGLE_SPLIT_NOTE, SINGLE_SPLIT_SE, finding, paper_claims, verdict
 
     t = pd.read_csv(table7) if not isinstance(table7, pd.DataFrame) else table7
     t = t[t.get("source", "ours") == "ours"] if "source" in t.columns else t
@@ -462,6 +462,6 @@ def run_findings(table7, *, link: str = "#sec-voting") -> list[dict]:
     else:
         d, m = min(margins, key=lambda x: x[1])
         ev = "Voting - max(LFP, PCC GFM): " + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins)
-        rows.append(finding(cid, cat.loc[cid, "claim"], cat.loc[cid, "section"], verdict(m, 0.0), m, np.nan,
-                            ev + " (one test split: no SE)", link))
+        rows.append(finding(cid, cat.loc[cid, "claim"], cat.loc[cid, "section"], verdict(m, SINGLE_SPLIT_SE), m,
+                            SINGLE_SPLIT_SE, ev + SINGLE_SPLIT_NOTE, link))
     return rows
