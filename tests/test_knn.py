@@ -1,4 +1,4 @@
-"""Tests of the kNN learner with MM / JM / FM / GFM inference (issue 6)."""
+"""Tests of the kNN learner with MM / JM / FM / GFM inference."""
 
 import itertools
 from fractions import Fraction
