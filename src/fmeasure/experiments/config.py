@@ -12,6 +12,11 @@
 * :func:`content_entry` is the part of a catalog entry that decides a parsed dataset's content
   (file names and checksums, format, counts, options), without where the files come from, so that
   changing mirrors or URLs reruns nothing.
+* The job lists of the stages: :func:`lp_surrogates` (theory), :func:`model_chunks` (simulations),
+  :func:`used_fits` (voting), :func:`setting_config` / :func:`setting_datasets` /
+  :func:`needs_refit` (ablations).
+
+Nothing here imports matplotlib, scikit-learn or the LP solver, so the workflow starts fast.
 """
 
 from __future__ import annotations
