@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["f_measure", "hamming_loss", "subset_zero_one_loss", "jaccard_index", "mean_f_measure",
-           "f_measure_scorer", "MEASURES", "MEASURE_TITLES", "MEASURE_DIRECTIONS"]  # noqa: F822
+           "f_measure_scorer", "per_instance", "MEASURES", "MEASURE_TITLES", "MEASURE_DIRECTIONS"]  # noqa: F822
 
 #: The paper's four measures, named the same way in code, config, table columns and figures.
 MEASURES = ("hamming", "subset01", "f", "jaccard")
@@ -148,6 +148,25 @@ def jaccard_index(Y_true, Y_pred, empty=1.0):
     nz = den > 0
     j[nz] = tp[nz] / den[nz]
     return _out(j, one_d)
+
+
+def per_instance(Y_true, Y_pred, measures=MEASURES, *, jaccard_empty: float = 1.0) -> dict:
+    """Each of ``measures`` per instance: measure name -> (n,) array (the measures of :data:`MEASURES`).
+
+    Examples
+    --------
+    >>> v = per_instance(np.array([[1, 0], [0, 1]]), np.array([[1, 1], [0, 1]]))
+    >>> {k: a.tolist() for k, a in v.items()}
+    {'hamming': [0.5, 0.0], 'subset01': [1.0, 0.0], 'f': [0.6666666666666666, 1.0], 'jaccard': [0.5, 1.0]}
+    """
+    fns = {"hamming": lambda: hamming_loss(Y_true, Y_pred),
+           "subset01": lambda: subset_zero_one_loss(Y_true, Y_pred),
+           "f": lambda: f_measure(Y_true, Y_pred),
+           "jaccard": lambda: jaccard_index(Y_true, Y_pred, empty=jaccard_empty)}
+    bad = [m for m in measures if m not in fns]
+    if bad:
+        raise ValueError(f"measures: unknown {bad}; expected a subset of {list(MEASURES)}")
+    return {m: fns[m]() for m in measures}
 
 
 def mean_f_measure(Y_true, Y_pred) -> float:

@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fmeasure.metrics import MEASURE_DIRECTIONS, MEASURES
+
 __all__ = ["COLUMNS", "VERDICTS", "Z", "SIGN_CONVENTION", "TIMED_CLAIMS", "SINGLE_SPLIT_SE", "SINGLE_SPLIT_NOTE", "outcome", "verdict", "paired_margin",
            "bootstrap_margin", "combine", "finding", "paper_claims", "write_findings", "collect"]
 
@@ -235,7 +237,7 @@ def read_table(path) -> pd.DataFrame:
     return pd.read_csv(Path(path))
 
 
-def instance_scores(Y_true, H, measures=("hamming", "subset01", "f", "jaccard"), *,
+def instance_scores(Y_true, H, measures=MEASURES, *,
                     jaccard_empty: float = 1.0) -> pd.DataFrame:
     """Per-instance values (in %) of ``measures`` for predictions ``H``: one row per test instance.
 
@@ -243,20 +245,14 @@ def instance_scores(Y_true, H, measures=("hamming", "subset01", "f", "jaccard"),
     """
     from fmeasure import metrics
 
-    fns = {"hamming": lambda: metrics.hamming_loss(Y_true, H),
-           "subset01": lambda: metrics.subset_zero_one_loss(Y_true, H),
-           "f": lambda: metrics.f_measure(Y_true, H),
-           "jaccard": lambda: metrics.jaccard_index(Y_true, H, empty=jaccard_empty)}
-    bad = [m for m in measures if m not in fns]
-    if bad:
-        raise ValueError(f"measures: unknown {bad}")
-    out = pd.DataFrame({m: 100.0 * np.asarray(fns[m](), dtype=float) for m in measures})
+    per = metrics.per_instance(Y_true, H, measures, jaccard_empty=jaccard_empty)
+    out = pd.DataFrame({m: 100.0 * np.asarray(per[m], dtype=float) for m in measures})
     out.insert(0, "instance", np.arange(len(out)))
     return out
 
 
 #: Direction of the measures: losses are negated so that higher is better.
-_SIGN = {"hamming": -1.0, "subset01": -1.0, "f": 1.0, "jaccard": 1.0}
+_SIGN = {k: 1.0 if d == "max" else -1.0 for k, d in MEASURE_DIRECTIONS.items()}
 
 
 def bootstrap_cells(instances: pd.DataFrame, by, measure: str, claimed, others, *, n_boot: int = 1000,

@@ -85,12 +85,7 @@ def scores(Y_true, H, jaccard_empty: float, se: bool = False) -> dict:
 
     With ``se=True`` also ``<measure>_se``: the standard error of each mean over the test instances.
     """
-    per = {
-        "hamming": metrics.hamming_loss(Y_true, H),
-        "subset01": metrics.subset_zero_one_loss(Y_true, H),
-        "f": metrics.f_measure(Y_true, H),
-        "jaccard": metrics.jaccard_index(Y_true, H, empty=jaccard_empty),
-    }
+    per = metrics.per_instance(Y_true, H, jaccard_empty=jaccard_empty)
     out = {k: 100 * float(np.mean(v)) for k, v in per.items()}
     if se:
         out.update({f"{k}_se": 100 * _se(v) for k, v in per.items()})
