@@ -31,8 +31,14 @@ from fmeasure import estimation as est
 from fmeasure.inference import fm, gfm_from_p, gfm_from_samples
 
 #: (name, m, label cardinality) of the MULAN datasets the targets refer to
-DATASETS = [("scene", 6, 1.07), ("yeast", 14, 4.24), ("enron", 53, 3.38),
-            ("mediamill", 101, 4.38), ("bibtex", 159, 2.40), ("delicious", 983, 19.02)]
+DATASETS = [
+    ("scene", 6, 1.07),
+    ("yeast", 14, 4.24),
+    ("enron", 53, 3.38),
+    ("mediamill", 101, 4.38),
+    ("bibtex", 159, 2.40),
+    ("delicious", 983, 19.02),
+]
 
 
 def make_p(n, m, card, rng):
@@ -65,6 +71,7 @@ def sparse_samples(rng, n_samples=1000, m=983, card=19.02, n_cand=120, topics=3)
 
 
 # ----------------------------------------------------------------------------- references
+
 
 def gfm_naive(P, p0):
     """Algorithm 1 as written: Delta = P W, then for every k the top-k of column k."""
@@ -123,6 +130,7 @@ def naive_samples_gfm(Y):
 
 # ----------------------------------------------------------------------------- timing
 
+
 def timed(fn, *args):
     c, t = time.process_time(), time.perf_counter()
     res = fn(*args)
@@ -141,8 +149,10 @@ def row(case, n, ours_cpu, ours_wall, ref_cpu_per, unit="us"):
     f = 1e6 if unit == "us" else 1e3
     ours_per = ours_cpu / n
     ratio = ref_cpu_per / ours_per if ours_per > 0 else float("inf")
-    print(f"| {case:<44} | {n:>6} | {ours_cpu:8.3f} | {ours_wall:8.3f} | {ours_per * f:10.1f} {unit} "
-          f"| {ref_cpu_per * f:11.1f} {unit} | {ratio:7.1f}x |")
+    print(
+        f"| {case:<44} | {n:>6} | {ours_cpu:8.3f} | {ours_wall:8.3f} | {ours_per * f:10.1f} {unit} "
+        f"| {ref_cpu_per * f:11.1f} {unit} | {ratio:7.1f}x |"
+    )
 
 
 def main(argv=None):
@@ -152,8 +162,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     n_main = 2000 if args.quick else 12914
-    print(f"# bench_inference  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
-          f"times in s, CPU = process time; ratio = reference CPU / ours CPU per instance)\n")
+    print(
+        f"# bench_inference  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+        f"times in s, CPU = process time; ratio = reference CPU / ours CPU per instance)\n"
+    )
     print("| case | n | ours CPU s | ours wall s | ours / inst | reference / inst | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     with threadpool_limits(1, user_api="blas"):
@@ -200,10 +212,14 @@ def main(argv=None):
         ref, cr, _ = timed(lambda: [naive_samples_gfm(Yk[i]) for i in range(nref)])
         assert np.allclose(ref, vk[:nref], atol=1e-9)
         row("gfm_from_samples, 10 neighbours, m=101", n_main, c, w, cr / nref)
-    print(f"\npeak extra memory: gfm_from_p {mem:.0f} MB, fm {memf:.0f} MB "
-          f"(input P for the Mediamill batch: {n_main * 101 * 101 * 8 / 2**20:.0f} MB)")
-    print("targets: gfm_from_p and fm on 12,914 x 101 under 1 s each; fm >= 50x the pure-Python "
-          "DP; estimation + GFM at m = 983 under 5 ms per instance")
+    print(
+        f"\npeak extra memory: gfm_from_p {mem:.0f} MB, fm {memf:.0f} MB "
+        f"(input P for the Mediamill batch: {n_main * 101 * 101 * 8 / 2**20:.0f} MB)"
+    )
+    print(
+        "targets: gfm_from_p and fm on 12,914 x 101 under 1 s each; fm >= 50x the pure-Python "
+        "DP; estimation + GFM at m = 983 under 5 ms per instance"
+    )
 
 
 if __name__ == "__main__":

@@ -58,7 +58,9 @@ def main():
                 R, t_loop = timed(lambda: per_instance(S, method))
                 assert np.array_equal(H, R), f"{name} l={l} {method}: batched and loop predictions differ"
                 total += t_search + t_ours
-                print(f"{name:8s} {l:4d} {method:6s} {t_search:9.3f} {t_ours:8.3f} {t_loop:8.3f} {t_loop / t_ours:7.1f}x")
+                print(
+                    f"{name:8s} {l:4d} {method:6s} {t_search:9.3f} {t_ours:8.3f} {t_loop:8.3f} {t_loop / t_ours:7.1f}x"
+                )
     print(f"sum of search + batched inference over the rows above: {total:.2f} s")
 
 

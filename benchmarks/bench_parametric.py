@@ -48,8 +48,15 @@ def reference_fit(X, y, Cs, cv=5, seed=0):
     folds = (StratifiedKFold if counts.min() >= cv else KFold)(cv, shuffle=True, random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return LogisticRegressionCV(Cs=list(Cs), cv=folds, scoring="neg_log_loss", l1_ratios=(0.0,), max_iter=1000,
-                                    tol=1e-4, use_legacy_attributes=False).fit(X, y)
+        return LogisticRegressionCV(
+            Cs=list(Cs),
+            cv=folds,
+            scoring="neg_log_loss",
+            l1_ratios=(0.0,),
+            max_iter=1000,
+            tol=1e-4,
+            use_legacy_attributes=False,
+        ).fit(X, y)
 
 
 def efp_targets(Y):
@@ -68,8 +75,10 @@ def bench_dataset(path, ref_labels, patience, learners=True):
             model.fit(ds.X_train, ds.Y_train)
         with Clock() as pred:
             model.predict(ds.X_test)
-        print(f"{cls.__name__:>16} train: CPU {fit.cpu:7.1f} s  wall {fit.wall:7.1f} s | "
-              f"inference: wall {pred.wall:6.3f} s (CPU {pred.cpu:.3f} s)")
+        print(
+            f"{cls.__name__:>16} train: CPU {fit.cpu:7.1f} s  wall {fit.wall:7.1f} s | "
+            f"inference: wall {pred.wall:6.3f} s (CPU {pred.cpu:.3f} s)"
+        )
     if ref_labels:
         prep = EFP()
         X = prep._fit_scaler(ds.X_train)  # the features exactly as the learners see them
@@ -90,14 +99,18 @@ def bench_dataset(path, ref_labels, patience, learners=True):
                         fit_logistic_cv(Xb, targets[i], Cs=DEFAULT_CS, cv=5, random_state=0, patience=patience)
             finally:
                 logistic.SPARSE_FIT_DENSITY = saved
-            print(f"{'indicator input':>16} on {ref_labels} EFP label models: raw 0/1 as CSR CPU {ours.cpu:.1f} s | "
-                  f"standardised dense (before) CPU {before.cpu:.1f} s | ratio x{before.cpu / ours.cpu:.1f}")
+            print(
+                f"{'indicator input':>16} on {ref_labels} EFP label models: raw 0/1 as CSR CPU {ours.cpu:.1f} s | "
+                f"standardised dense (before) CPU {before.cpu:.1f} s | ratio x{before.cpu / ours.cpu:.1f}"
+            )
         with Clock() as ref:
             for i in order:
                 reference_fit(Xr, targets[i], DEFAULT_CS)
-        print(f"{'tuned path':>16} on {ref_labels} EFP label models: ours wall {ours.wall:.1f} s (CPU {ours.cpu:.1f}) | "
-              f"LogisticRegressionCV wall {ref.wall:.1f} s (CPU {ref.cpu:.1f}) | ratio wall x{ref.wall / ours.wall:.1f}, "
-              f"CPU x{ref.cpu / ours.cpu:.1f}")
+        print(
+            f"{'tuned path':>16} on {ref_labels} EFP label models: ours wall {ours.wall:.1f} s (CPU {ours.cpu:.1f}) | "
+            f"LogisticRegressionCV wall {ref.wall:.1f} s (CPU {ref.cpu:.1f}) | ratio wall x{ref.wall / ours.wall:.1f}, "
+            f"CPU x{ref.cpu / ours.cpu:.1f}"
+        )
 
 
 def mediamill_like(seed=0, n=30993, d=120, m=101, cardinality=4.4):
@@ -119,9 +132,11 @@ def bench_mediamill(n_labels, patience):
     m = Y.shape[1]
     rows, targets = efp_targets(Y)
     n_classes = np.array([np.unique(t).size for t in targets])
-    print(f"\n== Mediamill-shaped synthetic: {X.shape[0]} x {X.shape[1]}, m = {m}, "
-          f"cardinality {Y.sum(1).mean():.2f}, EFP classes per label: median {np.median(n_classes):.0f}, "
-          f"max {n_classes.max()}")
+    print(
+        f"\n== Mediamill-shaped synthetic: {X.shape[0]} x {X.shape[1]}, m = {m}, "
+        f"cardinality {Y.sum(1).mean():.2f}, EFP classes per label: median {np.median(n_classes):.0f}, "
+        f"max {n_classes.max()}"
+    )
     Xs = StandardScaler().fit_transform(X)
     # labels spread over the frequency range (frequent labels have the most classes)
     pick = np.unique(np.linspace(0, m - 1, n_labels).round().astype(int))
@@ -136,8 +151,10 @@ def bench_mediamill(n_labels, patience):
     est = per_class * n_classes.sum()
     with Clock() as c:
         fit_logistic_cv(Xs, Y[:, pick[0]], Cs=DEFAULT_CS, cv=5, random_state=0, patience=patience)
-    print(f"  EFP all {m} labels (extrapolated by classes): ~{est:,.0f} CPU s = {est / 60:.0f} CPU min; "
-          f"on 2 cores ~{est / 2 / 60:.0f} min, on 8 cores ~{est / 8 / 60:.0f} min (paper: 24,620 s)")
+    print(
+        f"  EFP all {m} labels (extrapolated by classes): ~{est:,.0f} CPU s = {est / 60:.0f} CPU min; "
+        f"on 2 cores ~{est / 2 / 60:.0f} min, on 8 cores ~{est / 8 / 60:.0f} min (paper: 24,620 s)"
+    )
     print(f"  BR: one binary model CPU {c.cpu:.1f} s -> ~{c.cpu * m:,.0f} CPU s for {m} labels (paper: 3,238 s)")
     # inference at full test size (12,914 x 120), models fitted cheaply on a subsample (one C, 2 folds)
     Xt, _ = mediamill_like(seed=1, n=12914)
@@ -145,7 +162,9 @@ def bench_mediamill(n_labels, patience):
     efp = EFP(Cs=(0.01,), cv=2).fit(X[sub], Y[sub])
     with Clock() as c:
         efp.predict(Xt)
-    print(f"  EFP inference on 12,914 x 120 (all {m} models + GFM): wall {c.wall:.2f} s, CPU {c.cpu:.2f} s (paper: 30 s)")
+    print(
+        f"  EFP inference on 12,914 x 120 (all {m} models + GFM): wall {c.wall:.2f} s, CPU {c.cpu:.2f} s (paper: 30 s)"
+    )
 
 
 def main(argv=None):

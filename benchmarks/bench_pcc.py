@@ -41,7 +41,8 @@ def synthetic_chain(n, d, m, offset, seed=0):
     chain = ProbabilisticClassifierChain.from_parameters(
         rng.normal(scale=1.0 / np.sqrt(d), size=(m, d)),
         rng.normal(scale=1.0, size=(m, m)) / np.sqrt(max(1, m / 8)),
-        offset + rng.normal(scale=0.5, size=m))
+        offset + rng.normal(scale=0.5, size=m),
+    )
     return chain, rng.normal(size=(n, d))
 
 
@@ -91,12 +92,14 @@ def run_case(name, chain, X, n_samples, naive_n, with_jm, max_instances=None):
     if with_jm:
         _, t_j = timed(chain.joint_mode, X)
         # max_frontier=0: every instance goes to the per-instance uniform-cost search at once
-        _, t_nj = timed(lambda: [chain.joint_mode(X[i:i + 1], max_frontier=0) for i in range(k)])
+        _, t_nj = timed(lambda: [chain.joint_mode(X[i : i + 1], max_frontier=0) for i in range(k)])
         rows.append(("JM (exact search)", t_j * grow, t_nj * scale * grow))
     if grow > 1:
         print(f"\n(ours timed on {n} of {full} instances, all times scaled x{grow:.1f} to the full set)", end="")
-    print(f"\n{name}: n = {full}, m = {chain.n_labels_}, d = {chain.n_features_in_}, {n_samples} samples, "
-          f"label density {S.mean():.3f}; naive timed on {k} instances x {scale:.1f}")
+    print(
+        f"\n{name}: n = {full}, m = {chain.n_labels_}, d = {chain.n_features_in_}, {n_samples} samples, "
+        f"label density {S.mean():.3f}; naive timed on {k} instances x {scale:.1f}"
+    )
     print(f"{'step':32s} {'ours [s]':>10s} {'naive [s]':>10s} {'ratio':>8s} {'ours us/inst':>13s}")
     for step, ours, naive in rows:
         print(f"{step:32s} {ours:10.3f} {naive:10.3f} {naive / ours:8.1f} {1e6 * ours / full:13.1f}")
@@ -106,10 +109,18 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     ap.add_argument("--n-samples", type=int, default=1000)
-    ap.add_argument("--naive-instances", type=int, default=100,
-                    help="instances the naive reference runs on (scaled to the full set)")
-    ap.add_argument("--max-instances", type=int, default=None,
-                    help="run ours on at most this many instances too (times scaled to the full set, said in the output)")
+    ap.add_argument(
+        "--naive-instances",
+        type=int,
+        default=100,
+        help="instances the naive reference runs on (scaled to the full set)",
+    )
+    ap.add_argument(
+        "--max-instances",
+        type=int,
+        default=None,
+        help="run ours on at most this many instances too (times scaled to the full set, said in the output)",
+    )
     ap.add_argument("--no-jm", action="store_true")
     ap.add_argument("--chain", help="a fitted chain (pickle from the pipeline) instead of synthetic ones")
     ap.add_argument("--data", help="parsed dataset (.npz) whose test set goes with --chain")
@@ -121,14 +132,28 @@ def main(argv=None):
         if not args.data:
             ap.error("--chain needs --data")
         ds = datasets.load(args.data)
-        run_case(ds.name, load_chain(args.chain), ds.X_test, args.n_samples, args.naive_instances, not args.no_jm,
-                 args.max_instances)
+        run_case(
+            ds.name,
+            load_chain(args.chain),
+            ds.X_test,
+            args.n_samples,
+            args.naive_instances,
+            not args.no_jm,
+            args.max_instances,
+        )
         return
     for name in args.cases:
         n, d, m, offset = CASES[name]
         chain, X = synthetic_chain(n, d, m, offset)
-        run_case(f"{name}-shaped (synthetic chain)", chain, X, args.n_samples, args.naive_instances,
-                 not args.no_jm, args.max_instances)
+        run_case(
+            f"{name}-shaped (synthetic chain)",
+            chain,
+            X,
+            args.n_samples,
+            args.naive_instances,
+            not args.no_jm,
+            args.max_instances,
+        )
 
 
 if __name__ == "__main__":

@@ -20,10 +20,17 @@ from threadpoolctl import threadpool_limits
 from fmeasure import metrics
 from fmeasure import simulation as S
 
-SIM = dict(seed=1, n_labels=25, scale=3.0, scale_is="variance", methods=list(S.METHODS),
-           data_models={"independent": {"weight_mean": 0.0}, "chain": {"weight_mean": 1.0, "bias_mean": 1.0}},
-           training_sizes=[5, 10, 20, 30, 40, 50, 75, 100, 200, 500, 1000, 2000, 5000, 10000],
-           n_training_sets=50, n_test=100_000)
+SIM = dict(
+    seed=1,
+    n_labels=25,
+    scale=3.0,
+    scale_is="variance",
+    methods=list(S.METHODS),
+    data_models={"independent": {"weight_mean": 0.0}, "chain": {"weight_mean": 1.0, "bias_mean": 1.0}},
+    training_sizes=[5, 10, 20, 30, 40, 50, 75, 100, 200, 500, 1000, 2000, 5000, 10000],
+    n_training_sets=50,
+    n_test=100_000,
+)
 
 
 def timed(fn):
@@ -45,22 +52,26 @@ def main():
         rng = np.random.default_rng(0)
         H = (rng.random((20, 25)) < 0.5).astype(np.int8)
         t_ours, _ = timed(lambda: S.TestStatistics.from_sample(test).evaluate(H))
+
         def naive():
             for h in H:
                 Hrep = np.repeat(h[None], len(test), axis=0)
                 for f in (metrics.hamming_loss, metrics.subset_zero_one_loss, metrics.f_measure, metrics.jaccard_index):
                     f(test, Hrep).mean()
+
         t_ref, _ = timed(naive)
         row(f"score 20 predictions on 100,000 {kind} test rows", t_ours, t_ref)
     m = 20
     chain = S.make_model("chain", 0, dict(SIM, n_labels=m))
     t_ours, fast = timed(lambda: chain.summary())
+
     def naive_summary():
         Y = ((np.arange(2**m)[:, None] >> np.arange(m)) & 1).astype(np.int8)
         pr = chain.prob(Y)
         s = Y.sum(axis=1)
         P = np.stack([np.bincount(s, weights=pr * Y[:, i], minlength=m + 1)[1:] for i in range(m)])
         return P
+
     t_ref, P = timed(naive_summary)
     assert np.allclose(P, fast.P)
     row(f"exact chain summary, m = {m} (all 2^{m} vectors)", t_ours, t_ref)

@@ -48,9 +48,11 @@ def bench_inference(n, m, p, rng, loop_rows):
             h, v = loss_augmented(S[i], Y[i])
             assert v == V[i]
     loop_wall, loop_cpu = loop.wall * n / rows, loop.cpu * n / rows
-    print(f"  cardinality {Y.sum(1).mean():5.1f}: batched {best.wall:.3f} s wall ({best.cpu:.3f} s CPU); "
-          f"per-example loop {loop_wall:.2f} s wall ({loop_cpu:.2f} s CPU; {rows} rows timed, scaled to {n}); "
-          f"ratio {loop_wall / best.wall:.0f}x wall, {loop_cpu / max(best.cpu, 1e-9):.0f}x CPU")
+    print(
+        f"  cardinality {Y.sum(1).mean():5.1f}: batched {best.wall:.3f} s wall ({best.cpu:.3f} s CPU); "
+        f"per-example loop {loop_wall:.2f} s wall ({loop_cpu:.2f} s CPU; {rows} rows timed, scaled to {n}); "
+        f"ratio {loop_wall / best.wall:.0f}x wall, {loop_cpu / max(best.cpu, 1e-9):.0f}x CPU"
+    )
 
 
 def mediamill_like(rng, n=30993, d=120, m=101, card=4.4):
@@ -84,23 +86,29 @@ def main():
         return
     X, Y = mediamill_like(rng)
     Xa = np.hstack([X, np.ones((X.shape[0], 1))])
-    print(f"Mediamill-shaped synthetic problem: {X.shape[0]} x {X.shape[1]}, {Y.shape[1]} labels, "
-          f"cardinality {Y.sum(1).mean():.2f}")
+    print(
+        f"Mediamill-shaped synthetic problem: {X.shape[0]} x {X.shape[1]}, {Y.shape[1]} labels, "
+        f"cardinality {Y.sum(1).mean():.2f}"
+    )
     with Clock() as c:
         res = bcfw(Xa, Y, args.C, tol=1e-12, max_iter=args.passes, batch_size=args.batch_size, random_state=0)
     per_pass = c.wall / (args.passes + 1)  # + the starting point's gap evaluation
     per_pass_cpu = c.cpu / (args.passes + 1)
-    print(f"  C = {args.C:g}: {args.passes} passes in {c.wall:.1f} s wall ({c.cpu:.1f} s CPU), "
-          f"{per_pass:.2f} s wall ({per_pass_cpu:.2f} s CPU) per pass; "
-          f"duality gap {res['gap_history'][0]:.3f} -> {res['gap']:.4f}")
+    print(
+        f"  C = {args.C:g}: {args.passes} passes in {c.wall:.1f} s wall ({c.cpu:.1f} s CPU), "
+        f"{per_pass:.2f} s wall ({per_pass_cpu:.2f} s CPU) per pass; "
+        f"duality gap {res['gap_history'][0]:.3f} -> {res['gap']:.4f}"
+    )
     frac = (args.cv - 1) / args.cv
     cv_passes = args.n_cs * args.cv * frac * args.max_iter
     refit_passes = args.n_cs * args.max_iter
     total = per_pass * (cv_passes / args.threads + refit_passes)
     total_cpu = per_pass_cpu * (cv_passes / args.threads + refit_passes)
-    print(f"  extrapolated tuned training at the cap of {args.max_iter} passes per C ({args.n_cs} C values, "
-          f"{args.cv} folds on {args.threads} cores, then the refit path): {total / 60:.0f} min from wall clock, "
-          f"{total_cpu / 60:.0f} min from CPU time (upper bounds: small C stops on the gap in a few passes)")
+    print(
+        f"  extrapolated tuned training at the cap of {args.max_iter} passes per C ({args.n_cs} C values, "
+        f"{args.cv} folds on {args.threads} cores, then the refit path): {total / 60:.0f} min from wall clock, "
+        f"{total_cpu / 60:.0f} min from CPU time (upper bounds: small C stops on the gap in a few passes)"
+    )
 
 
 if __name__ == "__main__":

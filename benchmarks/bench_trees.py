@@ -96,12 +96,18 @@ def root_scan(args, X, Y, d, ref_attr):
     per_ours_all = (t_ours_all - t_leaf) / n_all
     per_ref = t_ref / n_ref
     print(f"yeast root split search (max_bins={args.max_bins}, min_samples_leaf={args.min_samples_leaf}):")
-    print(f"  reference (recount P at each candidate), {len(ref_attr)} attributes, {n_ref} candidates: "
-          f"{t_ref:.2f} s = {1e6 * per_ref:.0f} us per candidate")
-    print(f"  ours, same {len(ref_attr)} attributes: {t_ours_sub - t_leaf_sub:.3f} s = {1e6 * per_ours_sub:.1f} us per candidate"
-          f"  -> ratio {per_ref / per_ours_sub:.0f}x")
-    print(f"  ours, all {d} attributes, {n_all} candidates: {t_ours_all - t_leaf:.3f} s = "
-          f"{1e6 * per_ours_all:.1f} us per candidate  -> ratio {per_ref / per_ours_all:.0f}x")
+    print(
+        f"  reference (recount P at each candidate), {len(ref_attr)} attributes, {n_ref} candidates: "
+        f"{t_ref:.2f} s = {1e6 * per_ref:.0f} us per candidate"
+    )
+    print(
+        f"  ours, same {len(ref_attr)} attributes: {t_ours_sub - t_leaf_sub:.3f} s = {1e6 * per_ours_sub:.1f} us per candidate"
+        f"  -> ratio {per_ref / per_ours_sub:.0f}x"
+    )
+    print(
+        f"  ours, all {d} attributes, {n_all} candidates: {t_ours_all - t_leaf:.3f} s = "
+        f"{1e6 * per_ours_all:.1f} us per candidate  -> ratio {per_ref / per_ours_all:.0f}x"
+    )
     print(f"  best Q on the {len(ref_attr)} attributes: ours {q_ours:.12f}, reference {best_ref[0]:.12f}")
 
 
@@ -136,11 +142,16 @@ def main():
         sets.append(("enron", sp.csr_array(np.asarray(enron.X_train)), np.asarray(enron.Y_train, dtype=np.int8)))
     for name, Xs, Ys in sets:
         tree, t, c = timed_cpu(lambda: FMeasureTree(**params).fit(Xs, Ys))
-        print(f"{name}: one F-tree in {t:.2f} s wall, {c:.2f} s CPU ({len(tree.feature_)} nodes, depth {tree.depth_.max()})")
+        print(
+            f"{name}: one F-tree in {t:.2f} s wall, {c:.2f} s CPU ({len(tree.feature_)} nodes, depth {tree.depth_.max()})"
+        )
         if not args.skip_bags:
             for mf in [None if v == "none" else v for v in args.bag_max_features.split(",")]:
-                bag, t = timed(lambda: BaggedFMeasureTrees(n_estimators=args.trees, n_jobs=args.jobs, random_state=0,
-                                                           max_features=mf, **params).fit(Xs, Ys))
+                bag, t = timed(
+                    lambda: BaggedFMeasureTrees(
+                        n_estimators=args.trees, n_jobs=args.jobs, random_state=0, max_features=mf, **params
+                    ).fit(Xs, Ys)
+                )
                 print(f"{name}: bag of {args.trees} F-trees (max_features={mf}), {args.jobs} processes, in {t:.1f} s")
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
 

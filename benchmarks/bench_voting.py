@@ -83,7 +83,9 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
-    print(f"{'shape':9s} {'n_val':>6s} {'n_test':>6s} {'m':>3s} {'M':>3s} {'t':>3s} {'ours s':>9s} {'naive s':>9s} {'ratio':>7s} {'per-t s':>9s} {'ratio':>7s}")
+    print(
+        f"{'shape':9s} {'n_val':>6s} {'n_test':>6s} {'m':>3s} {'M':>3s} {'t':>3s} {'ours s':>9s} {'naive s':>9s} {'ratio':>7s} {'per-t s':>9s} {'ratio':>7s}"
+    )
     for name, (nv, nt, m) in SHAPES.items():
         Yv, Pv = make(nv, m, args.members, rng)
         _, Pt = make(nt, m, args.members, rng)
@@ -91,8 +93,10 @@ def main():
         (t2, H2), t_naive = best_of(naive, args.repeats, Pv, Yv, Pt)
         (t3, H3), t_loop = best_of(loop_over_t, args.repeats, Pv, Yv, Pt)
         assert t1 == t2 == t3 and np.array_equal(H1, H2) and np.array_equal(H1, H3), f"{name}: results disagree"
-        print(f"{name:9s} {nv:6d} {nt:6d} {m:3d} {args.members:3d} {t1:3d} {t_ours:9.5f} {t_naive:9.4f} "
-              f"{t_naive / t_ours:6.0f}x {t_loop:9.5f} {t_loop / t_ours:6.1f}x")
+        print(
+            f"{name:9s} {nv:6d} {nt:6d} {m:3d} {args.members:3d} {t1:3d} {t_ours:9.5f} {t_naive:9.4f} "
+            f"{t_naive / t_ours:6.0f}x {t_loop:9.5f} {t_loop / t_ours:6.1f}x"
+        )
 
 
 if __name__ == "__main__":

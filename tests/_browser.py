@@ -35,8 +35,16 @@ def chromium():
 
 def _run(args, timeout=180):
     exe = chromium()
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-           "--allow-file-access-from-files", "--hide-scrollbars", *args]
+    cmd = [
+        exe,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--allow-file-access-from-files",
+        "--hide-scrollbars",
+        *args,
+    ]
     env = dict(os.environ, HOME=os.environ.get("HOME", "/tmp"))
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
@@ -61,8 +69,7 @@ def check_page(html: Path, budget_ms: int = 15000) -> dict:
 
 def screenshot(url: str, png: Path, size=(1400, 1000), budget_ms: int = 8000) -> Path:
     """A PNG screenshot of ``url`` (e.g. ``file:///.../report.html#sec-findings``)."""
-    out = _run([f"--window-size={size[0]},{size[1]}", f"--virtual-time-budget={budget_ms}",
-                f"--screenshot={png}", url])
+    out = _run([f"--window-size={size[0]},{size[1]}", f"--virtual-time-budget={budget_ms}", f"--screenshot={png}", url])
     if not Path(png).is_file():
         raise AssertionError(f"no screenshot written:\n{out.stderr[-2000:]}")
     return Path(png)

@@ -57,8 +57,8 @@ def batch(rng, m, kind, n):
     Y = np.zeros((n, r, m), np.int8)
     P = np.zeros((n, r))
     for i, (y, p) in enumerate(ds):
-        Y[i, :len(p)] = y
-        P[i, :len(p)] = p
+        Y[i, : len(p)] = y
+        P[i, : len(p)] = p
     return Y, P
 
 

@@ -24,8 +24,10 @@ def full_mirror() -> Path | None:
 
 
 def no_mirror_reason() -> str:
-    return ("no full-data mirror: set FMEASURE_DATA_MIRROR to the datasets folder (with MANIFEST.md) "
-            f"or put it at {ROOT.parent / 'shared' / 'datasets'}")
+    return (
+        "no full-data mirror: set FMEASURE_DATA_MIRROR to the datasets folder (with MANIFEST.md) "
+        f"or put it at {ROOT.parent / 'shared' / 'datasets'}"
+    )
 
 
 def snakemake_env(mirror: str | None = None) -> dict:

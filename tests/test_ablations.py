@@ -4,42 +4,89 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmeasure.experiments.ablations import (FINDINGS_COLUMNS, find_deviations, needs_refit, run_ablations,
-                                            setting_config, write_ablations)
+from fmeasure.experiments.ablations import (
+    FINDINGS_COLUMNS,
+    find_deviations,
+    needs_refit,
+    run_ablations,
+    setting_config,
+    write_ablations,
+)
 
 SETTINGS = {
-    "never_empty": {"stage": "parametric", "methods": ["LFP"], "overrides": {"lfp_allow_empty": False},
-                    "reading": "LFP never empty", "default": "LFP may be empty", "default_because": "eq. 1 allows it."},
-    "wild": {"stage": "parametric", "methods": ["LFP"], "overrides": {"standardize": False},
-             "reading": "LFP wild", "default": "LFP tame", "default_because": "wild breaks Hamming."},
-    "f1": {"stage": "parametric", "overrides": {"scoring": "f1"}, "reading": "C by CV F1",
-           "default": "C by log loss", "default_because": "the paper says log loss."},
-    "samples": {"stage": "pcc", "methods": ["MM", "FM", "GFM"], "overrides": {"table4": {"n_samples": 10}},
-                "reading": "10 samples", "default": "1000 samples", "default_because": "the paper uses 1000."},
+    "never_empty": {
+        "stage": "parametric",
+        "methods": ["LFP"],
+        "overrides": {"lfp_allow_empty": False},
+        "reading": "LFP never empty",
+        "default": "LFP may be empty",
+        "default_because": "eq. 1 allows it.",
+    },
+    "wild": {
+        "stage": "parametric",
+        "methods": ["LFP"],
+        "overrides": {"standardize": False},
+        "reading": "LFP wild",
+        "default": "LFP tame",
+        "default_because": "wild breaks Hamming.",
+    },
+    "f1": {
+        "stage": "parametric",
+        "overrides": {"scoring": "f1"},
+        "reading": "C by CV F1",
+        "default": "C by log loss",
+        "default_because": "the paper says log loss.",
+    },
+    "samples": {
+        "stage": "pcc",
+        "methods": ["MM", "FM", "GFM"],
+        "overrides": {"table4": {"n_samples": 10}},
+        "reading": "10 samples",
+        "default": "1000 samples",
+        "default_because": "the paper uses 1000.",
+    },
 }
 
 
 def _table5():
-    return pd.DataFrame({
-        "dataset": ["scene", "scene", "enron"], "method": ["BR", "LFP", "LFP"],
-        "hamming": [10.0, 12.0, 6.0], "hamming_paper": [10.51, 12.18, 9.0],
-        "f": [60.0, 66.88, 57.0], "f_paper": [55.73, 74.38, 56.86],
-        "train_time_s": [1.0, 1.0, 1.0], "train_time_s_paper": [29.0, 29.0, 52.0],  # times never deviate
-    })
+    return pd.DataFrame(
+        {
+            "dataset": ["scene", "scene", "enron"],
+            "method": ["BR", "LFP", "LFP"],
+            "hamming": [10.0, 12.0, 6.0],
+            "hamming_paper": [10.51, 12.18, 9.0],
+            "f": [60.0, 66.88, 57.0],
+            "f_paper": [55.73, 74.38, 56.86],
+            "train_time_s": [1.0, 1.0, 1.0],
+            "train_time_s_paper": [29.0, 29.0, 52.0],  # times never deviate
+        }
+    )
 
 
 def _table4():
-    return pd.DataFrame({"dataset": ["scene", "scene"], "method": ["MM", "JM"],
-                         "hamming": [9.9, 10.4], "hamming_paper": [9.89, 10.40],
-                         "subset01": [42.0, 30.0], "subset01_paper": [42.69, 34.87],
-                         "f": [66.4, 71.0], "f_paper": [62.73, 70.93],
-                         "jaccard": [61.0, 69.0], "jaccard_paper": [61.37, np.nan]})
+    return pd.DataFrame(
+        {
+            "dataset": ["scene", "scene"],
+            "method": ["MM", "JM"],
+            "hamming": [9.9, 10.4],
+            "hamming_paper": [9.89, 10.40],
+            "subset01": [42.0, 30.0],
+            "subset01_paper": [42.69, 34.87],
+            "f": [66.4, 71.0],
+            "f_paper": [62.73, 70.93],
+            "jaccard": [61.0, 69.0],
+            "jaccard_paper": [61.37, np.nan],
+        }
+    )
 
 
 def test_ablations_find_deviations_on_a_hand_made_table():
     d = find_deviations(_table5(), "table5", threshold=2.0)
     assert d[["dataset", "method", "measure"]].values.tolist() == [
-        ["scene", "BR", "f"], ["scene", "LFP", "f"], ["enron", "LFP", "hamming"]]
+        ["scene", "BR", "f"],
+        ["scene", "LFP", "f"],
+        ["enron", "LFP", "hamming"],
+    ]
     np.testing.assert_allclose(d["diff"], [60.0 - 55.73, 66.88 - 74.38, 6.0 - 9.0])
     d4 = find_deviations(_table4(), "table4", threshold=2.0)
     assert d4[["method", "measure"]].values.tolist() == [["MM", "f"], ["JM", "subset01"]]
@@ -52,14 +99,33 @@ def test_ablations_find_deviations_on_a_hand_made_table():
 
 
 def _runs():
-    par = pd.DataFrame({"setting": ["never_empty", "f1", "f1"], "dataset": ["scene", "scene", "scene"],
-                        "method": ["LFP", "BR", "LFP"], "hamming": [12.3, 10.2, 13.0], "f": [74.1, 58.5, 70.0],
-                        "hamming_se": [0.3, 0.3, 0.3], "f_se": [1.1, 1.2, 1.3]})
-    pcc = pd.DataFrame({"setting": ["samples"] * 2, "dataset": ["scene"] * 2, "method": ["MM", "JM"],
-                        "hamming": [10.0, 10.4], "subset01": [45.0, 30.0], "f": [67.0, 71.0], "jaccard": [60, 69],
-                        "f_se": [1.0, 1.0], "subset01_se": [1.4, 1.4]})
-    wild = pd.DataFrame({"setting": ["wild"], "dataset": ["scene"], "method": ["LFP"], "hamming": [20.0],
-                         "f": [74.3], "f_se": [0.9]})
+    par = pd.DataFrame(
+        {
+            "setting": ["never_empty", "f1", "f1"],
+            "dataset": ["scene", "scene", "scene"],
+            "method": ["LFP", "BR", "LFP"],
+            "hamming": [12.3, 10.2, 13.0],
+            "f": [74.1, 58.5, 70.0],
+            "hamming_se": [0.3, 0.3, 0.3],
+            "f_se": [1.1, 1.2, 1.3],
+        }
+    )
+    pcc = pd.DataFrame(
+        {
+            "setting": ["samples"] * 2,
+            "dataset": ["scene"] * 2,
+            "method": ["MM", "JM"],
+            "hamming": [10.0, 10.4],
+            "subset01": [45.0, 30.0],
+            "f": [67.0, 71.0],
+            "jaccard": [60, 69],
+            "f_se": [1.0, 1.0],
+            "subset01_se": [1.4, 1.4],
+        }
+    )
+    wild = pd.DataFrame(
+        {"setting": ["wild"], "dataset": ["scene"], "method": ["LFP"], "hamming": [20.0], "f": [74.3], "f_se": [0.9]}
+    )
     return [par, pcc, wild]
 
 
@@ -108,10 +174,16 @@ def test_ablations_sentences_and_findings(tmp_path):
 
 
 def test_ablations_setting_config_and_refit():
-    config = {"pcc": {"Cs": [1.0], "scoring": "log_loss", "table4": {"n_samples": 1000}}, "ablations": {"settings": {
-        "s": {"stage": "pcc", "overrides": {"table4": {"n_samples": 10}}},
-        "f": {"stage": "pcc", "overrides": {"scoring": "f1"}},
-        "typo": {"stage": "pcc", "overrides": {"scorng": "f1"}}}}}
+    config = {
+        "pcc": {"Cs": [1.0], "scoring": "log_loss", "table4": {"n_samples": 1000}},
+        "ablations": {
+            "settings": {
+                "s": {"stage": "pcc", "overrides": {"table4": {"n_samples": 10}}},
+                "f": {"stage": "pcc", "overrides": {"scoring": "f1"}},
+                "typo": {"stage": "pcc", "overrides": {"scorng": "f1"}},
+            }
+        },
+    }
     assert setting_config(config, "s") == {"Cs": [1.0], "scoring": "log_loss", "table4": {"n_samples": 10}}
     assert config["pcc"]["table4"]["n_samples"] == 1000  # the stage's block is not modified
     assert setting_config(config, "f")["scoring"] == "f1"

@@ -44,8 +44,11 @@ LIBRARY = [p for p in MODULES if "experiments" not in p.relative_to(PKG).parts]
 
 @pytest.mark.parametrize("path", LIBRARY, ids=lambda p: _module_name(p))
 def test_library_never_imports_experiments(path):
-    bad = [mod for mod, names in _imports(path)
-           if mod.startswith("fmeasure.experiments") or (mod == "fmeasure" and "experiments" in names)]
+    bad = [
+        mod
+        for mod, names in _imports(path)
+        if mod.startswith("fmeasure.experiments") or (mod == "fmeasure" and "experiments" in names)
+    ]
     assert not bad, f"{_module_name(path)} imports {bad}"
 
 
@@ -54,12 +57,20 @@ def test_estimation_does_not_import_inference():
     assert not [m for m in mods if m.startswith("fmeasure.inference")], mods
 
 
-@pytest.mark.parametrize("path", MODULES + sorted((ROOT / "benchmarks").glob("*.py")),
-                         ids=lambda p: p.name if "benchmarks" in p.parts else _module_name(p))
+@pytest.mark.parametrize(
+    "path",
+    MODULES + sorted((ROOT / "benchmarks").glob("*.py")),
+    ids=lambda p: p.name if "benchmarks" in p.parts else _module_name(p),
+)
 def test_no_private_names_imported_across_modules(path):
     # fmeasure._arrays is the one private module shared on purpose (by inference and estimation)
-    bad = [(mod, n) for mod, names in _imports(path) if mod.startswith("fmeasure") for n in names
-           if n.startswith("_") and not (n.startswith("__") and n.endswith("__"))]
+    bad = [
+        (mod, n)
+        for mod, names in _imports(path)
+        if mod.startswith("fmeasure")
+        for n in names
+        if n.startswith("_") and not (n.startswith("__") and n.endswith("__"))
+    ]
     assert not bad, f"{path.name} imports private names {bad}"
 
 
@@ -71,8 +82,11 @@ def test_one_dispatch_from_label_samples():
         if path.name == "samples.py":
             continue
         text = path.read_text()
-        if ("gfm_from_samples(" in text or "gfm_from_p(" in text) and "marginal_modes(" in text \
-                and "estimation.marginals(" in text:
+        if (
+            ("gfm_from_samples(" in text or "gfm_from_p(" in text)
+            and "marginal_modes(" in text
+            and "estimation.marginals(" in text
+        ):
             callers.append(_module_name(path))
     assert not callers, f"dispatch written again in {callers}: use fmeasure.inference.from_samples"
 

@@ -327,10 +327,12 @@ def test_sparse_arff_with_quoted_names(tmp_path):
 
 
 def test_arff_with_duplicate_names_after_unquoting_is_refused(tmp_path):
-    text = QUOTED_ARFF.replace("@attribute \"feature two\"", "@attribute 'feature one'")
+    text = QUOTED_ARFF.replace('@attribute "feature two"', "@attribute 'feature one'")
     path = tmp_path / "dup.arff"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(D.DatasetError, match=r"dup\.arff: (duplicate attribute names|cannot parse ARFF header).*feature one"):
+    with pytest.raises(
+        D.DatasetError, match=r"dup\.arff: (duplicate attribute names|cannot parse ARFF header).*feature one"
+    ):
         D.read_arff_header(path)
 
 
@@ -357,9 +359,15 @@ p6,2,YES,5.5,0,1
 
 
 # The test file: the same rows for other instances (ids p7..p12).
-NOMINAL_TEST = NOMINAL_ARFF.split("@data")[0] + "@data" + "".join(
-    f"\np{i + 7}," + row.split(",", 1)[1] for i, row in enumerate(NOMINAL_ARFF.split("@data\n")[1].strip().split("\n"))
-) + "\n"
+NOMINAL_TEST = (
+    NOMINAL_ARFF.split("@data")[0]
+    + "@data"
+    + "".join(
+        f"\np{i + 7}," + row.split(",", 1)[1]
+        for i, row in enumerate(NOMINAL_ARFF.split("@data\n")[1].strip().split("\n"))
+    )
+    + "\n"
+)
 
 
 def _nominal(tmp_path, **kw):
@@ -376,14 +384,17 @@ def test_nominal_features_are_one_hot_by_default_and_logged_once(tmp_path, caplo
     # Identifier dropped; colour one 0/1 column (1 = YES); size as is; location one column per
     # category in declaration order (2, 10, 1, 7).
     assert ds.feature_names == ["colour", "size", "location=2", "location=10", "location=1", "location=7"]
-    np.testing.assert_array_equal(ds.X_train, [
-        [0, 0.5, 1, 0, 0, 0],
-        [1, 1.5, 0, 1, 0, 0],
-        [1, 2.5, 0, 0, 1, 0],
-        [0, 3.5, 0, 0, 0, 1],
-        [0, 4.5, 0, 1, 0, 0],
-        [1, 5.5, 1, 0, 0, 0],
-    ])
+    np.testing.assert_array_equal(
+        ds.X_train,
+        [
+            [0, 0.5, 1, 0, 0, 0],
+            [1, 1.5, 0, 1, 0, 0],
+            [1, 2.5, 0, 0, 1, 0],
+            [0, 3.5, 0, 0, 0, 1],
+            [0, 4.5, 0, 1, 0, 0],
+            [1, 5.5, 1, 0, 0, 0],
+        ],
+    )
     assert ds.n_attributes == 4 and D.summary(ds)["d"] == 4 and D.summary(ds)["columns"] == 6
     onehot = [r for r in caplog.records if "one-hot" in r.getMessage()]
     ident = [r for r in caplog.records if "identifier" in r.getMessage()]
@@ -408,10 +419,15 @@ def test_nominal_error_names_the_attribute(tmp_path):
 
 def test_nominal_one_hot_on_sparse_arff_and_saved_cache(tmp_path):
     def sparse(first):
-        return NOMINAL_ARFF.split("@data")[0] + "@data\n" + "".join(
-            "{0 p%d,1 %s,3 %s%s}\n" % (first + i, loc, i, ",4 1" if i % 2 else "")
-            for i, loc in enumerate([2, 10, 1, 7, 10, 2])
+        return (
+            NOMINAL_ARFF.split("@data")[0]
+            + "@data\n"
+            + "".join(
+                f"{{0 p{first + i},1 {loc},3 {i}{',4 1' if i % 2 else ''}}}\n"
+                for i, loc in enumerate([2, 10, 1, 7, 10, 2])
+            )
         )
+
     text, test = sparse(1), sparse(7)
     raw = _write_raw(tmp_path / "raw", train=text, test=test)
     ds = D.parse("toy", _entry(train=text, test=test, n_train=6, n_test=6, d=4), raw)

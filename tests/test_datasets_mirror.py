@@ -11,8 +11,8 @@ import re
 import numpy as np
 import pytest
 import yaml
-
 from _mirror import ROOT, full_mirror, no_mirror_reason
+
 from fmeasure import datasets as D
 
 MIRROR = full_mirror()
@@ -20,17 +20,29 @@ pytestmark = pytest.mark.skipif(MIRROR is None, reason=no_mirror_reason())
 
 CATALOG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["catalog"]
 # MANIFEST name -> catalog names parsed from its files.
-NAMES = {"scene": ["scene"], "yeast": ["yeast", "yeast-libsvm"], "enron": ["enron"], "bibtex": ["bibtex"],
-         "delicious": ["delicious"], "tmc2007": ["tmc2007-500"], "flags": ["flags"], "genbase": ["genbase"]}
+NAMES = {
+    "scene": ["scene"],
+    "yeast": ["yeast", "yeast-libsvm"],
+    "enron": ["enron"],
+    "bibtex": ["bibtex"],
+    "delicious": ["delicious"],
+    "tmc2007": ["tmc2007-500"],
+    "flags": ["flags"],
+    "genbase": ["genbase"],
+}
 
 
 def _manifest():
     """(counts by MANIFEST dataset name, sha256 by file name) from MANIFEST.md."""
     text = (MIRROR / "MANIFEST.md").read_text()
     counts, sha = {}, {}
-    for name, a, b, c, d in re.findall(r"^\| (\w+)\s*\|[^\n]*?\| (\d+) / (\d+) / (\d+) / (\d+): exact match[^|\n]*\|$", text, re.M):
+    for name, a, b, c, d in re.findall(
+        r"^\| (\w+)\s*\|[^\n]*?\| (\d+) / (\d+) / (\d+) / (\d+): exact match[^|\n]*\|$", text, re.M
+    ):
         counts[name.lower()] = (int(a), int(b), int(c), int(d))
-    for name, a, b, c, d in re.findall(r"^\| (\w+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| \S+ \| [0-9a-f]{64} \|", text, re.M):
+    for name, a, b, c, d in re.findall(
+        r"^\| (\w+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| \S+ \| [0-9a-f]{64} \|", text, re.M
+    ):
         counts[name] = (int(a), int(b), int(c), int(d))
     for line in text.splitlines():
         path = re.search(r"\| ([\w-]+/(?:[\w-]+/)?[\w.-]+?\.(?:arff|xml|svm))(?:\.gz)?\s+\|", line)
@@ -57,8 +69,9 @@ def test_mirror_dataset_parses_to_manifest_counts(manifest_name, name, tmp_path)
     for spec in entry["files"].values():
         if spec["name"] in SHA:
             assert spec["sha256"] == SHA[spec["name"]], spec["name"]
-        D.fetch_file(tmp_path / spec["name"], sha256=spec["sha256"], mirrors=[str(MIRROR)],
-                     subdir=entry.get("mirror_dir", name))
+        D.fetch_file(
+            tmp_path / spec["name"], sha256=spec["sha256"], mirrors=[str(MIRROR)], subdir=entry.get("mirror_dir", name)
+        )
     ds = D.parse(name, entry, tmp_path)
     assert (ds.Y_train.shape[0], ds.Y_test.shape[0], ds.n_labels, ds.n_attributes) == (n_train, n_test, m, d)
     assert ds.X_train.shape == (n_train, ds.n_features) and ds.X_test.shape == (n_test, ds.n_features)

@@ -28,7 +28,16 @@ def test_docstring_examples_run(name):
 def test_docstring_examples_are_collected():
     # the collector finds the modules it must: a broken walk would pass every test above vacuously
     with_examples = {name for name in MODULES if _examples(name)}
-    must = {"fmeasure.metrics", "fmeasure.estimation", "fmeasure.inference.general", "fmeasure.inference.samples",
-            "fmeasure.learners.knn", "fmeasure.learners.pcc", "fmeasure.learners.parametric", "fmeasure.simulation",
-            "fmeasure.experiments.config", "fmeasure.timing"}
+    must = {
+        "fmeasure.metrics",
+        "fmeasure.estimation",
+        "fmeasure.inference.general",
+        "fmeasure.inference.samples",
+        "fmeasure.learners.knn",
+        "fmeasure.learners.pcc",
+        "fmeasure.learners.parametric",
+        "fmeasure.simulation",
+        "fmeasure.experiments.config",
+        "fmeasure.timing",
+    }
     assert must <= with_examples, f"no examples found in {sorted(must - with_examples)}"

@@ -10,15 +10,18 @@ from fmeasure.experiments import parametric as P
 from fmeasure.experiments import simulations as E
 
 
-@pytest.mark.parametrize("margin, se, kind, expected", [
-    (1.0, 0.4, "better", "confirmed"),       # 1.0 > 2 * 0.4
-    (0.7, 0.4, "better", "not confirmed"),   # within 2 SE: a tie
-    (-0.9, 0.4, "better", "contradicted"),
-    (0.0, 0.0, "better", "not confirmed"),
-    (0.7, 0.4, "tie", "confirmed"),
-    (1.0, 0.4, "tie", "not confirmed"),
-    (-1.0, 0.4, "tie", "not confirmed"),
-])
+@pytest.mark.parametrize(
+    "margin, se, kind, expected",
+    [
+        (1.0, 0.4, "better", "confirmed"),  # 1.0 > 2 * 0.4
+        (0.7, 0.4, "better", "not confirmed"),  # within 2 SE: a tie
+        (-0.9, 0.4, "better", "contradicted"),
+        (0.0, 0.0, "better", "not confirmed"),
+        (0.7, 0.4, "tie", "confirmed"),
+        (1.0, 0.4, "tie", "not confirmed"),
+        (-1.0, 0.4, "tie", "not confirmed"),
+    ],
+)
 def test_findings_verdict_follows_margin_and_se(margin, se, kind, expected):
     assert F.verdict(margin, se, kind) == expected
 
@@ -58,6 +61,7 @@ def test_findings_combine_weakest_cell_decides():
 
 # ---- Section 6: each claim built true, false and tied
 
+
 def _scores(kind, claimed, others, measure, delta, *, sizes=(5, 10, 20, 100, 1000), rng=None, noise=0.5):
     """Per-run scores (fractions) where ``claimed`` beat ``others`` on ``measure`` by ``delta`` points."""
     rng = rng or np.random.default_rng(0)
@@ -73,8 +77,17 @@ def _scores(kind, claimed, others, measure, delta, *, sizes=(5, 10, 20, 100, 100
                         v += sign * delta
                     elif method not in others:
                         v -= sign * 20  # methods outside the claim: far behind
-                    row = {"data_model": kind, "model": model, "train_size": n, "train_set": t, "method": method,
-                           "hamming": 0.3, "subset01": 0.6, "f": 0.5, "jaccard": 0.4}
+                    row = {
+                        "data_model": kind,
+                        "model": model,
+                        "train_size": n,
+                        "train_set": t,
+                        "method": method,
+                        "hamming": 0.3,
+                        "subset01": 0.6,
+                        "f": 0.5,
+                        "jaccard": 0.4,
+                    }
                     row[measure] = v / 100
                     rows.append(row)
     return pd.DataFrame(rows)
@@ -110,14 +123,17 @@ def test_timing_claims_gfm_slowest_can_fail():
         rows = []
         for step in ("estimation", "inference"):
             for method, ms in (("MM", 1.0), ("FM", 1.0), ("GFM", gfm_ms)):
-                rows.append({"step": step, "method": method, "n_labels": 100, "time_ms_mean": ms,
-                             "time_ms_se": 0.01, "n": 3})
+                rows.append(
+                    {"step": step, "method": method, "n_labels": 100, "time_ms_mean": ms, "time_ms_se": 0.01, "n": 3}
+                )
         return pd.DataFrame(rows)
+
     assert E.timing_claims(summary(5.0)).set_index("claim_id").loc["fig4", "verdict"] == "confirmed"
     assert E.timing_claims(summary(0.5)).set_index("claim_id").loc["fig4", "verdict"] == "contradicted"
 
 
 # ---- real datasets: paired bootstrap over test instances
+
 
 def _knn_files(tmp_path, mm_better: bool):
     rng = np.random.default_rng(2)
@@ -128,12 +144,30 @@ def _knn_files(tmp_path, mm_better: bool):
             for method in ("MM", "JM", "FM", "GFM"):
                 ham = base + (0 if (method == "MM") == mm_better else 15) + rng.normal(0, 1, 300)
                 for i in range(300):
-                    rows.append({"dataset": ds, "l": l, "method": method, "instance": i, "hamming": ham[i],
-                                 "subset01": 50.0, "f": 50.0, "jaccard": 50.0})
+                    rows.append(
+                        {
+                            "dataset": ds,
+                            "l": l,
+                            "method": method,
+                            "instance": i,
+                            "hamming": ham[i],
+                            "subset01": 50.0,
+                            "f": 50.0,
+                            "jaccard": 50.0,
+                        }
+                    )
     inst = tmp_path / "inst.csv"
     pd.DataFrame(rows).to_csv(inst, index=False)
-    t2 = pd.DataFrame({"dataset": "scene", "method": "MM", "l": 10, **{m: 1.0 for m in K.MEASURES},
-                       **{f"{m}_paper": 1.5 for m in K.MEASURES}}, index=[0])
+    t2 = pd.DataFrame(
+        {
+            "dataset": "scene",
+            "method": "MM",
+            "l": 10,
+            **{m: 1.0 for m in K.MEASURES},
+            **{f"{m}_paper": 1.5 for m in K.MEASURES},
+        },
+        index=[0],
+    )
     t3 = pd.DataFrame({"dataset": ["scene"], "method": ["MM"], "l": [10], "search_s": [2.0], "inference_s": [1.0]})
     t2.to_csv(tmp_path / "t2.csv", index=False)
     t3.to_csv(tmp_path / "t3.csv", index=False)
@@ -156,13 +190,22 @@ def test_parametric_claims_follow_the_instances(tmp_path):
         rows = []
         for method, d in (("BR", -10.0), ("LFP", 0.0), ("EFP", efp_delta)):
             f = 60 + d + rng.normal(0, 3, 400)
-            rows += [{"dataset": "yeast", "method": method, "instance": i, "hamming": 20.0, "f": f[i]}
-                     for i in range(400)]
+            rows += [
+                {"dataset": "yeast", "method": method, "instance": i, "hamming": 20.0, "f": f[i]} for i in range(400)
+            ]
         p = tmp_path / f"inst_{efp_delta}.csv"
         pd.DataFrame(rows).to_csv(p, index=False)
-        t5 = pd.DataFrame({"dataset": ["yeast"] * 3, "method": ["BR", "LFP", "EFP"], "hamming": [20.0] * 3,
-                           "hamming_paper": [20.03, 22.24, 22.82], "f": [50.0, 60.0, 60 + efp_delta],
-                           "f_paper": [60.59, 65.02, 65.47], "inference_time_s": [0.1, 0.2, 0.3]})
+        t5 = pd.DataFrame(
+            {
+                "dataset": ["yeast"] * 3,
+                "method": ["BR", "LFP", "EFP"],
+                "hamming": [20.0] * 3,
+                "hamming_paper": [20.03, 22.24, 22.82],
+                "f": [50.0, 60.0, 60 + efp_delta],
+                "f_paper": [60.59, 65.02, 65.47],
+                "inference_time_s": [0.1, 0.2, 0.3],
+            }
+        )
         t5.to_csv(tmp_path / "t5.csv", index=False)
         return [p], tmp_path / "t5.csv"
 
@@ -197,8 +240,14 @@ def test_findings_unknown_claim_id_is_an_error(tmp_path):
 def test_theorem_3_1_verdict_follows_the_lp(tmp_path, hamming_sup, expected):
     from fmeasure.experiments import theory as T
 
-    lp = pd.DataFrame({"surrogate": ["hamming", "hamming", "threshold", "threshold"], "m": [3, 4, 3, 12],
-                       "lp_sup": [hamming_sup, hamming_sup, 1 / 42, 0.03], "theorem": [0.5, 0.5, 0.0, 1 / 24]})
+    lp = pd.DataFrame(
+        {
+            "surrogate": ["hamming", "hamming", "threshold", "threshold"],
+            "m": [3, 4, 3, 12],
+            "lp_sup": [hamming_sup, hamming_sup, 1 / 42, 0.03],
+            "theorem": [0.5, 0.5, 0.0, 1 / 24],
+        }
+    )
     lp.to_csv(tmp_path / "lp.csv", index=False)
     out = T.write_findings({"lp": tmp_path / "lp.csv"}, tmp_path / "theory.csv").set_index("claim_id")
     assert out.loc["thm3.1", "verdict"] == expected
@@ -215,17 +264,36 @@ def test_pcc_gfm_claim_follows_the_instances(tmp_path, gfm_delta, expected):
     base = rng.uniform(40, 80, 500)
     for method, d in (("MM", -10.0), ("JM", -8.0), ("FM", 0.0), ("GFM", gfm_delta)):
         f = base + d + (rng.normal(0, 2, 500) if d else 0.0)
-        rows += [{"dataset": "scene", "method": method, "instance": i, "hamming": 10.0, "subset01": 40.0,
-                  "f": f[i], "jaccard": 50.0} for i in range(500)]
+        rows += [
+            {
+                "dataset": "scene",
+                "method": method,
+                "instance": i,
+                "hamming": 10.0,
+                "subset01": 40.0,
+                "f": f[i],
+                "jaccard": 50.0,
+            }
+            for i in range(500)
+        ]
     pd.DataFrame(rows).to_csv(tmp_path / "inst.csv", index=False)
-    t4 = pd.DataFrame({"dataset": "scene", "method": ["MM", "JM", "FM", "GFM"], "hamming": 10.0,
-                       "hamming_paper": 9.89, "inference_time_s": [1.0, 0.1, 1.0, 1.1]})
+    t4 = pd.DataFrame(
+        {
+            "dataset": "scene",
+            "method": ["MM", "JM", "FM", "GFM"],
+            "hamming": 10.0,
+            "hamming_paper": 9.89,
+            "inference_time_s": [1.0, 0.1, 1.0, 1.1],
+        }
+    )
     t4.to_csv(tmp_path / "t4.csv", index=False)
-    f5 = pd.DataFrame({"dataset": "scene", "method": "GFM", "n_samples": [100, 1000], "f_mean": [72.0, 72.1],
-                       "f_se": [0.1, 0.1]})
+    f5 = pd.DataFrame(
+        {"dataset": "scene", "method": "GFM", "n_samples": [100, 1000], "f_mean": [72.0, 72.1], "f_se": [0.1, 0.1]}
+    )
     f5.to_csv(tmp_path / "f5.csv", index=False)
-    out = PC.write_findings([tmp_path / "inst.csv"], tmp_path / "t4.csv", tmp_path / "f5.csv", tmp_path / "p.csv",
-                            n_boot=200).set_index("claim_id")
+    out = PC.write_findings(
+        [tmp_path / "inst.csv"], tmp_path / "t4.csv", tmp_path / "f5.csv", tmp_path / "p.csv", n_boot=200
+    ).set_index("claim_id")
     assert out.loc["pcc.gfm_fm", "verdict"] == expected
     assert out.loc["pcc.f_maximizers", "verdict"] == "confirmed"
     assert out.loc["pcc.jm_fast", "verdict"] == "confirmed"  # JM 0.1 s, the others >= 1 s

@@ -4,12 +4,23 @@ import itertools
 
 import numpy as np
 import pytest
+from _dists import KINDS, all_vectors, batch, brute_opt_plain, exp_f_plain, independent, random_dist
 
 from fmeasure import estimation as est
-from fmeasure.inference import (brute_force, categorical, expected_f, expected_f_independent, fm,
-                                gfm, gfm_from_p, jansche, joint_mode, lewis, marginal_modes,
-                                threshold_marginals)
-from _dists import KINDS, all_vectors, batch, brute_opt_plain, exp_f_plain, independent, random_dist
+from fmeasure.inference import (
+    brute_force,
+    categorical,
+    expected_f,
+    expected_f_independent,
+    fm,
+    gfm,
+    gfm_from_p,
+    jansche,
+    joint_mode,
+    lewis,
+    marginal_modes,
+    threshold_marginals,
+)
 
 ATOL = 1e-9
 
@@ -31,6 +42,7 @@ def _delta_plain(Y, pr):
 
 
 # ---------------------------------------------------------------- brute force itself
+
 
 def test_brute_force_matches_plain_enumeration():
     rng = np.random.default_rng(0)
@@ -61,11 +73,11 @@ def test_expected_f_matches_plain():
     np.testing.assert_allclose(expected_f(Y, pr, H), [exp_f_plain(Y, pr, h) for h in H], atol=1e-12)
     Yb, Pb = batch(rng, 4, "sparse", 7)
     Hb = (rng.random((7, 4)) < 0.5).astype(int)
-    np.testing.assert_allclose(expected_f(Yb, Pb, Hb),
-                               [exp_f_plain(Yb[i], Pb[i], Hb[i]) for i in range(7)], atol=1e-12)
+    np.testing.assert_allclose(expected_f(Yb, Pb, Hb), [exp_f_plain(Yb[i], Pb[i], Hb[i]) for i in range(7)], atol=1e-12)
 
 
 # ---------------------------------------------------------------- GFM vs brute force
+
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_gfm_reaches_brute_force_optimum(kind):
@@ -156,11 +168,12 @@ def test_m_equals_one():
 
 # ---------------------------------------------------------------- independence
 
+
 def test_fm_and_jansche_reach_optimum_on_independent():
     rng = np.random.default_rng(5)
     for m in range(1, 11):
         ps = rng.random((30, m)) ** rng.uniform(0.3, 3, size=(30, 1))
-        ps[: 3] = np.round(ps[:3], 1)  # ties among marginals
+        ps[:3] = np.round(ps[:3], 1)  # ties among marginals
         ds = [independent(rng, m, p) for p in ps]
         Y = np.stack([d[0] for d in ds])
         P = np.stack([d[1] for d in ds])
@@ -181,8 +194,7 @@ def test_expected_f_independent_matches_joint():
         p = rng.random(m)
         Y, pr, _ = independent(rng, m, p)
         H = all_vectors(m)
-        np.testing.assert_allclose(expected_f_independent(np.tile(p, (len(H), 1)), H),
-                                   expected_f(Y, pr, H), atol=1e-12)
+        np.testing.assert_allclose(expected_f_independent(np.tile(p, (len(H), 1)), H), expected_f(Y, pr, H), atol=1e-12)
 
 
 def test_fm_equals_jansche_in_value():
@@ -215,6 +227,7 @@ def test_marginal_modes_threshold():
 
 
 # ---------------------------------------------------------------- other methods vs brute force
+
 
 def test_categorical_matches_brute_force():
     rng = np.random.default_rng(8)
@@ -261,6 +274,7 @@ def test_joint_mode_and_threshold(kind):
 
 # ---------------------------------------------------------------- the paper's examples
 
+
 def test_section_4_1_same_marginals_different_maximizers():
     Y1 = np.array([[0, 0, 0, 1], [0, 0, 1, 0], [0, 1, 0, 0], [1, 0, 0, 0]])
     p1 = np.array([0.1, 0.2, 0.2, 0.5])
@@ -275,16 +289,13 @@ def test_section_4_1_same_marginals_different_maximizers():
     assert v1 == pytest.approx(0.5)  # E[F(1000)] = P(y = 1000)
     assert v2 == pytest.approx(0.5)  # E[F(0000)] = P(y = 0)
     # the maximizers are unique: brute force over all 16 predictions
-    for Y, pr, h in ((Y1, p1, h1), (Y2, p2, h2)):
+    for Y, pr, _h in ((Y1, p1, h1), (Y2, p2, h2)):
         vals = sorted(exp_f_plain(Y, pr, g) for g in itertools.product([0, 1], repeat=4))
         assert vals[-1] - vals[-2] > 1e-3
 
 
 def test_section_4_3_thresholding_example_m12():
-    Y = np.array([[0] * 12,
-                  [1] + [0] * 11,
-                  [0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0],
-                  [0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1]])
+    Y = np.array([[0] * 12, [1] + [0] * 11, [0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1]])
     pr = np.array([0.21, 0.39, 0.2, 0.2])
     p = est.marginals(Y, pr)
     assert p[1] == pytest.approx(0.4) and p[0] == pytest.approx(0.39)  # label 2 has the top marginal
@@ -311,6 +322,7 @@ def test_section_4_1_independence_methods_miss_the_second_maximizer():
 
 
 # ---------------------------------------------------------------- bad input
+
 
 def test_bad_inputs_name_the_argument():
     D = np.full((3, 3), 0.1)
@@ -361,14 +373,18 @@ def test_bad_inputs_name_the_argument():
 
 # ---------------------------------------------------------------- numerics for large m
 
+
 def _pb_tree(p):
     """Poisson-binomial pmf by a product tree of polynomials (1 - p_i + p_i x), multiplied with
     FFT convolutions: an independent method (no recursion shared with the library)."""
     from scipy.signal import fftconvolve
+
     polys = [np.array([1 - x, x]) for x in p] or [np.ones(1)]
     while len(polys) > 1:
-        nxt = [fftconvolve(polys[i], polys[i + 1]) if len(polys[i]) > 64 else
-               np.convolve(polys[i], polys[i + 1]) for i in range(0, len(polys) - 1, 2)]
+        nxt = [
+            fftconvolve(polys[i], polys[i + 1]) if len(polys[i]) > 64 else np.convolve(polys[i], polys[i + 1])
+            for i in range(0, len(polys) - 1, 2)
+        ]
         if len(polys) % 2:
             nxt.append(polys[-1])
         polys = nxt
@@ -385,7 +401,7 @@ def _ef_reference(q_sorted, k):
     total = 0.0
     for a0 in range(0, k + 1, 512):
         a = np.arange(a0, min(k + 1, a0 + 512), dtype=float)[:, None]
-        total += float(A[a0:a0 + len(a)] @ ((2 * a / (k + a + b)) @ B))
+        total += float(A[a0 : a0 + len(a)] @ ((2 * a / (k + a + b)) @ B))
     return total
 
 
@@ -404,7 +420,7 @@ def test_fm_numerically_sound_m10000(profile):
     assert p[h == 1].min(initial=1.0) >= p[h == 0].max(initial=0.0)
     q = -np.sort(-p)
     assert v == pytest.approx(_ef_reference(q, k), abs=1e-9)
-    for dk in ((-1, 1) if profile == "uniform" else ()):
+    for dk in (-1, 1) if profile == "uniform" else ():
         if 0 <= k + dk <= m:
             assert _ef_reference(q, k + dk) <= v + 1e-9
     # value is also the exact expected F of h computed by a second recursion
@@ -413,6 +429,7 @@ def test_fm_numerically_sound_m10000(profile):
 
 def test_fm_checkpointed_recursion_matches_full():
     from fmeasure.inference.independence import _fm_values
+
     rng = np.random.default_rng(12)
     for m in (1, 2, 7, 31):
         q = -np.sort(-rng.random((4, m)), axis=1)
@@ -423,7 +440,9 @@ def test_fm_checkpointed_recursion_matches_full():
 
 def test_gfm_from_samples_equals_p_route():
     import scipy.sparse as sp
+
     from fmeasure.inference import gfm_from_samples
+
     rng = np.random.default_rng(13)
     for m in (1, 4, 9, 40):
         Yb = (rng.random((6, 30, m)) < rng.uniform(0.02, 0.5)).astype(np.int8)
@@ -458,11 +477,16 @@ def test_gfm_exact_on_arbitrary_matrices():
         h, v = gfm(D, p0)
         ref = [_gfm_reference(D[i], p0[i]) for i in range(n)]
         np.testing.assert_allclose(v, ref, atol=1e-12)
-        np.testing.assert_allclose(np.einsum("nm,nm->n", h, D[np.arange(n), :, np.maximum(h.sum(1) - 1, 0)])
-                                   + np.where(h.sum(1) == 0, p0, 0), v, atol=1e-12)
+        np.testing.assert_allclose(
+            np.einsum("nm,nm->n", h, D[np.arange(n), :, np.maximum(h.sum(1) - 1, 0)]) + np.where(h.sum(1) == 0, p0, 0),
+            v,
+            atol=1e-12,
+        )
         # P matrices that violate P(y_i = 1, s) <= P(s) (not a distribution, still admissible)
         P = rng.random((n, m, m)) ** 4 * (rng.random((n, 1, m)) < 0.3)
-        P *= rng.uniform(0.1, 1.0, size=(n, 1, 1)) / np.maximum(P.sum(axis=2, keepdims=True).max(1, keepdims=True), 1e-12)
+        P *= rng.uniform(0.1, 1.0, size=(n, 1, 1)) / np.maximum(
+            P.sum(axis=2, keepdims=True).max(1, keepdims=True), 1e-12
+        )
         mass = (P.sum(axis=1) / np.arange(1, m + 1)).sum(axis=1)
         P /= np.maximum(mass, 1.0)[:, None, None]
         p0 = (1 - (P.sum(axis=1) / np.arange(1, m + 1)).sum(axis=1)) * rng.random(n)
@@ -488,6 +512,7 @@ def test_gfm_accepts_float32_and_int_inputs():
 
 def test_sparse_support_and_duplicate_vectors():
     import scipy.sparse as sp
+
     Y = np.array([[1, 0, 0], [0, 1, 1], [1, 0, 0]])
     pr = np.array([0.3, 0.4, 0.3])  # (100) appears twice: total 0.6
     h, v = joint_mode(sp.csr_matrix(Y), pr)

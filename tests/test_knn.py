@@ -10,10 +10,10 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.utils.estimator_checks import estimator_checks_generator
 
-from fmeasure.learners import KNeighborsFMeasure
-from fmeasure.metrics import f_measure_scorer
 from fmeasure.inference import from_samples
+from fmeasure.learners import KNeighborsFMeasure
 from fmeasure.learners.knn import minmax_scale_params
+from fmeasure.metrics import f_measure_scorer
 
 # A neighbourhood of five label vectors (m = 4) on which the four methods disagree.
 # Marginals (2/5, 4/5, 4/5, 2/5); the joint mode (1,1,1,0) appears twice, the others once.
@@ -226,7 +226,9 @@ def test_knn_sklearn_api(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("y", [np.array([0, 1, 2, 1]), np.array([1, 2, 2, 1]), np.array([[0, 2], [1, 0], [0, 1], [1, 1]])])
+@pytest.mark.parametrize(
+    "y", [np.array([0, 1, 2, 1]), np.array([1, 2, 2, 1]), np.array([[0, 2], [1, 0], [0, 1], [1, 1]])]
+)
 def test_knn_rejects_non_binary_targets(y):
     X = np.arange(8.0).reshape(4, 2)
     with pytest.raises(ValueError, match="0/1"):

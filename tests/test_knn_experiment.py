@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmeasure.experiments.knn import write_tables, run_knn
+from fmeasure.experiments.knn import run_knn, write_tables
 
 
 def _toy():
@@ -44,8 +44,13 @@ def test_knn_tables_beside_paper(tmp_path):
     res = run_knn(_toy(), neighbours=[10, 20], methods=["mm", "gfm"])
     out = {k: tmp_path / f"{k}.{k[-3:]}" for k in ["t2_csv", "t2_md", "t3_csv", "t3_md"]}
     t2, t3 = write_tables(
-        res, table2_csv=out["t2_csv"], table2_md=out["t2_md"], table3_csv=out["t3_csv"],
-        table3_md=out["t3_md"], caption2="Table 2 caption", caption3="Table 3 caption",
+        res,
+        table2_csv=out["t2_csv"],
+        table2_md=out["t2_md"],
+        table3_csv=out["t3_csv"],
+        table3_md=out["t3_md"],
+        caption2="Table 2 caption",
+        caption3="Table 3 caption",
     )
     # the paper's scene MM, l = 10 row: 10.28 / 40.47 / 65.80 / 64.23
     row = t2.set_index(["method", "l"]).loc[("MM", 10)]

@@ -100,8 +100,19 @@ def test_fit_logistic_cv_mostly_zero_dense_input_matches_the_dense_reference():
     Cs = (1e-1, 1e1)
     model = fit_logistic_cv(X, y, Cs=Cs, cv=3, random_state=1)
     folds = list(StratifiedKFold(3, shuffle=True, random_state=1).split(X, y))
-    ref = [np.mean([log_loss(y[te], LogisticRegression(C=C, max_iter=5000, tol=1e-10).fit(X[tr], y[tr])
-                             .predict_proba(X[te]), labels=[0, 1]) for tr, te in folds]) for C in Cs]
+    ref = [
+        np.mean(
+            [
+                log_loss(
+                    y[te],
+                    LogisticRegression(C=C, max_iter=5000, tol=1e-10).fit(X[tr], y[tr]).predict_proba(X[te]),
+                    labels=[0, 1],
+                )
+                for tr, te in folds
+            ]
+        )
+        for C in Cs
+    ]
     np.testing.assert_allclose(model.cv_log_loss_, ref, rtol=1e-3)
     final = LogisticRegression(C=model.C_, max_iter=5000, tol=1e-10).fit(X, y)
     # lbfgs stops at gradient tolerance 1e-4; at C = 10 that leaves ~1e-2 in the probabilities
@@ -142,8 +153,9 @@ def test_fit_logistic_cv_scoring_f1_picks_the_brute_force_f1_choice():
     X = rng.normal(size=(400, 5))
     y = (X @ rng.normal(size=5) + rng.normal(scale=2.0, size=400) > 2.5).astype(int)  # rare positives
     Cs = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
-    ref = _brute_force_cv_scores(X, y, Cs, lambda t, p: f1_score(t, (p[:, 1] >= 0.5).astype(int),
-                                                               zero_division=0.0), seed=2)
+    ref = _brute_force_cv_scores(
+        X, y, Cs, lambda t, p: f1_score(t, (p[:, 1] >= 0.5).astype(int), zero_division=0.0), seed=2
+    )
     by_f1 = fit_logistic_cv(X, y, Cs=Cs, cv=5, random_state=2, scoring="f1", tol=1e-10)
     by_loss = fit_logistic_cv(X, y, Cs=Cs, cv=5, random_state=2, tol=1e-10)
     np.testing.assert_allclose(-by_f1.cv_loss_, ref, atol=1e-9)

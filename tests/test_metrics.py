@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _dists import f_brute
 
 from fmeasure.metrics import f_measure, hamming_loss, jaccard_index, subset_zero_one_loss
-from _dists import f_brute
 
 
 def _pairs(rng, n=200, m=7):

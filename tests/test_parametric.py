@@ -198,9 +198,13 @@ def test_lfp_without_empty_never_predicts_empty_and_agrees_elsewhere():
     m = Y.shape[1]
     cands = [np.array(h) for h in itertools.product((0, 1), repeat=m) if any(h)]
     for i in np.flatnonzero(empty)[:15]:
+
         def ef(h, p=P[i]):
-            return sum(np.prod([p[j] if y[j] else 1 - p[j] for j in range(m)]) * _f(y, h)
-                       for y in itertools.product((0, 1), repeat=m))
+            return sum(
+                np.prod([p[j] if y[j] else 1 - p[j] for j in range(m)]) * _f(y, h)
+                for y in itertools.product((0, 1), repeat=m)
+            )
+
         best = max(ef(h) for h in cands)
         assert ef(Hs[i]) == pytest.approx(best, abs=1e-12)
 

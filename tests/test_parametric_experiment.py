@@ -26,8 +26,10 @@ def test_make_learner_rejects_unknown_name():
 
 
 def test_table5_beside_paper_and_bold(tmp_path):
-    recs = [dict(dataset="scene", method=n, hamming=h, f=f, train_time_s=1.0, inference_time_s=0.1,
-                 train_cpu_time_s=1.0) for n, h, f in [("EFP", 11.0, 75.0), ("BR", 10.0, 60.0), ("LFP", 12.0, 66.0)]]
+    recs = [
+        dict(dataset="scene", method=n, hamming=h, f=f, train_time_s=1.0, inference_time_s=0.1, train_cpu_time_s=1.0)
+        for n, h, f in [("EFP", 11.0, 75.0), ("BR", 10.0, 60.0), ("LFP", 12.0, 66.0)]
+    ]
     table = write_table5(recs, tmp_path / "t.csv", tmp_path / "t.md")
     assert list(table.method) == ["BR", "LFP", "EFP"]
     assert table.loc[table.method == "EFP", "f_paper"].item() == pytest.approx(74.44)

@@ -33,8 +33,7 @@ def _hand_prob(pcc, x, y):
 
 def _random_chain(m, d=3, scale=2.0, seed=0):
     rng = np.random.default_rng(seed)
-    return PCC.from_parameters(rng.normal(size=(m, d)), scale * rng.normal(size=(m, m)),
-                               rng.normal(size=m)), rng
+    return PCC.from_parameters(rng.normal(size=(m, d)), scale * rng.normal(size=(m, m)), rng.normal(size=m)), rng
 
 
 def _f(y, h):
@@ -53,8 +52,7 @@ def test_pcc_joint_distribution_matches_product_rule():
         for k, y in enumerate(support):
             assert probs[i, k] == pytest.approx(_hand_prob(pcc, X[i], y), rel=1e-12)
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-12)
-    np.testing.assert_allclose(np.exp(pcc.log_joint_proba(X, np.tile(support[5], (3, 1)))),
-                               probs[:, 5], rtol=1e-12)
+    np.testing.assert_allclose(np.exp(pcc.log_joint_proba(X, np.tile(support[5], (3, 1)))), probs[:, 5], rtol=1e-12)
 
 
 @pytest.mark.parametrize("block_size", [1, 2, 16])
@@ -115,8 +113,9 @@ def test_pcc_sampler_is_reproducible_and_seed_dependent():
 
 def test_pcc_sampler_deterministic_labels():
     # Intercepts +-inf (constant labels) give exactly 0 / 1 in every sample.
-    pcc = PCC.from_parameters(np.zeros((3, 1)), np.array([[0, 0, 0], [5.0, 0, 0], [0, -4.0, 0]]),
-                              [np.inf, -np.inf, 0.0])
+    pcc = PCC.from_parameters(
+        np.zeros((3, 1)), np.array([[0, 0, 0], [5.0, 0, 0], [0, -4.0, 0]]), [np.inf, -np.inf, 0.0]
+    )
     S = pcc.sample(np.zeros((3, 1)), n_samples=200, random_state=0)
     assert (S[:, :, 0] == 1).all() and (S[:, :, 1] == 0).all()
     assert 0.3 < S[:, :, 2].mean() < 0.7
@@ -193,8 +192,9 @@ def test_pcc_fit_standardized_is_same_model_on_raw_features():
     Xs = (X - pcc.feature_mean_) / pcc.feature_scale_
     cond = pcc.conditional_proba(X, Y)
     for j, model in enumerate(pcc.estimators_):
-        np.testing.assert_allclose(cond[:, j], model.predict_proba(np.hstack([Xs, Y[:, :j]]))[:, 1],
-                                   rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(
+            cond[:, j], model.predict_proba(np.hstack([Xs, Y[:, :j]]))[:, 1], rtol=1e-8, atol=1e-12
+        )
 
 
 def test_pcc_tuned_C_has_best_cv_log_loss():
@@ -243,8 +243,9 @@ def test_pcc_sparse_features_give_same_chain():
     X = np.where(X > 0.5, 1.0, 0.0)[:, :4]
     a = PCC(Cs=[0.1, 1.0], cv=3, standardize=False).fit(X, Y)
     b = PCC(Cs=[0.1, 1.0], cv=3, standardize=False).fit(sp.csr_matrix(X), Y)
-    np.testing.assert_allclose(a.conditional_proba(X, Y), b.conditional_proba(sp.csr_matrix(X), Y),
-                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(
+        a.conditional_proba(X, Y), b.conditional_proba(sp.csr_matrix(X), Y), rtol=1e-5, atol=1e-7
+    )
 
 
 @pytest.mark.parametrize("sampler", ["tree", "dense"])
@@ -252,8 +253,7 @@ def test_pcc_predict_methods_on_a_chain(sampler):
     pcc, rng = _random_chain(5, scale=2.0, seed=6)
     pcc.sampler = sampler
     X = rng.normal(size=(30, 3))
-    preds, times = pcc.predict_from_samples(X, ("mm", "fm", "gfm"), n_samples=20_000,
-                                            random_state=0, return_times=True)
+    preds, times = pcc.predict_from_samples(X, ("mm", "fm", "gfm"), n_samples=20_000, random_state=0, return_times=True)
     support, probs = pcc.joint_distribution(X)
     marg = probs @ support
     # MM with many samples = thresholded exact marginals (where not too close to 1/2)
@@ -267,9 +267,13 @@ def test_pcc_predict_methods_on_a_chain(sampler):
     assert pcc.predict(X, inference="jm").shape == (30, 5)
 
 
-@pytest.mark.parametrize("bad", [
-    dict(n_samples=0), dict(inference="foo"),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(n_samples=0),
+        dict(inference="foo"),
+    ],
+)
 def test_pcc_bad_input(bad):
     pcc, rng = _random_chain(3)
     X = rng.normal(size=(2, 3))
@@ -302,8 +306,7 @@ def test_pcc_scoring_f1_picks_the_brute_force_f1_choice():
             vals = []
             for tr, te in StratifiedKFold(5, shuffle=True, random_state=0).split(Xa, y):
                 lr = LogisticRegression(C=C, max_iter=5000, tol=1e-10).fit(Xa[tr], y[tr])
-                vals.append(f1_score(y[te], (lr.predict_proba(Xa[te])[:, 1] >= 0.5).astype(int),
-                                     zero_division=0.0))
+                vals.append(f1_score(y[te], (lr.predict_proba(Xa[te])[:, 1] >= 0.5).astype(int), zero_division=0.0))
             ref.append(np.mean(vals))
         assert pcc.C_[j] == Cs[int(np.argmax(ref))], (j, ref)
     assert np.isnan(pcc.cv_log_loss_).all()

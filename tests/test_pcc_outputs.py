@@ -9,8 +9,17 @@ from fmeasure import datasets
 from fmeasure.experiments import pcc as O
 from fmeasure.metrics import MEASURES
 
-CFG = dict(Cs=[0.1, 10.0], cv=3, standardize=True, seed=1, chunk_size=4000, block_size=2,
-           exact_max_labels=16, table4=dict(n_samples=200), figure5=dict(n_samples=[5, 50], runs=2))
+CFG = dict(
+    Cs=[0.1, 10.0],
+    cv=3,
+    standardize=True,
+    seed=1,
+    chunk_size=4000,
+    block_size=2,
+    exact_max_labels=16,
+    table4=dict(n_samples=200),
+    figure5=dict(n_samples=[5, 50], runs=2),
+)
 
 
 def _dataset(tmp_path, name="yeast"):
@@ -19,8 +28,15 @@ def _dataset(tmp_path, name="yeast"):
     Y = np.zeros((160, 3), dtype=np.int8)
     for j in range(3):
         Y[:, j] = rng.random(160) < 1 / (1 + np.exp(-(2 * X[:, j] + (2.0 * Y[:, j - 1] if j else 0) - 0.5)))
-    ds = datasets.Dataset(name=name, X_train=X[:100], Y_train=Y[:100], X_test=X[100:], Y_test=Y[100:],
-                          label_names=["a", "b", "c"], feature_names=[f"x{i}" for i in range(4)])
+    ds = datasets.Dataset(
+        name=name,
+        X_train=X[:100],
+        Y_train=Y[:100],
+        X_test=X[100:],
+        Y_test=Y[100:],
+        label_names=["a", "b", "c"],
+        feature_names=[f"x{i}" for i in range(4)],
+    )
     path = tmp_path / f"{name}.npz"
     datasets.save(ds, path)
     return path, ds

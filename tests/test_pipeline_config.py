@@ -6,11 +6,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from _mirror import snakemake_env
+
 from fmeasure import datasets
-from fmeasure.experiments.config import (ConfigError, apply_aliases, as_list, check_config, content_entry,
-                                         select_datasets)
+from fmeasure.experiments.config import (
+    ConfigError,
+    apply_aliases,
+    as_list,
+    check_config,
+    content_entry,
+    select_datasets,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,7 +44,9 @@ def test_select_datasets_unknown_name_lists_the_catalog(tmp_path):
 def test_select_datasets_skips_mediamill_with_instructions(tmp_path, monkeypatch):
     # No network here: every download URL fails, except (pretend) those of scene.
     monkeypatch.delenv("FMEASURE_DATA_MIRROR", raising=False)
-    monkeypatch.setattr(datasets, "url_problem", lambda url, timeout=10: None if "/scene/" in url else "URLError: offline")
+    monkeypatch.setattr(
+        datasets, "url_problem", lambda url, timeout=10: None if "/scene/" in url else "URLError: offline"
+    )
     cfg = _config(tmp_path)
     cfg["datasets"] = ["scene", "mediamill"]
     available, skipped = select_datasets(cfg)
@@ -52,27 +60,46 @@ def test_select_datasets_skips_mediamill_with_instructions(tmp_path, monkeypatch
 
 def test_mediamill_urls_are_boomer_lfs_media_at_a_fixed_commit():
     files = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["catalog"]["mediamill"]["files"]
-    base = "https://media.githubusercontent.com/media/mrapp-ke/Boomer-Datasets/f7e13d57a83f95c00098252641d69f78a8d0c204/"
+    base = (
+        "https://media.githubusercontent.com/media/mrapp-ke/Boomer-Datasets/f7e13d57a83f95c00098252641d69f78a8d0c204/"
+    )
     assert [files[k]["url"] for k in ("train", "test", "xml")] == [
-        base + "mediamill_training.arff", base + "mediamill_test.arff", base + "mediamill.xml"]
+        base + "mediamill_training.arff",
+        base + "mediamill_test.arff",
+        base + "mediamill.xml",
+    ]
 
 
 def test_content_entry_leaves_out_sources_and_adds_the_nominal_mode():
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     entry = content_entry(cfg, "scene")
     assert "url" not in entry["files"]["train"] and "homepage" not in entry and entry["nominal"] == "onehot"
-    assert entry["files"]["train"] == {"name": "scene-train.arff",
-                                       "sha256": cfg["catalog"]["scene"]["files"]["train"]["sha256"]}
+    assert entry["files"]["train"] == {
+        "name": "scene-train.arff",
+        "sha256": cfg["catalog"]["scene"]["files"]["train"]["sha256"],
+    }
     cfg["catalog"]["scene"]["nominal"] = "error"
     assert content_entry(cfg, "scene")["nominal"] == "error"
 
 
-@pytest.mark.parametrize("change, line", [
-    (lambda c: c["knn"].update(neighbors=[3]), "config key 'knn.neighbors' is unknown; did you mean 'knn.neighbours'?"),
-    (lambda c: c.update(datsets=["scene"]), "config key 'datsets' is unknown; did you mean 'datasets'?"),
-    (lambda c: c["data"].update(nominal="hash"), "config key 'data.nominal': 'hash' is not one of ['onehot', 'ordinal', 'error']"),
-    (lambda c: c["knn"].update(zzz=1), "config key 'knn.zzz' is unknown; valid keys here: mem_mb, methods, mm_half,"),
-])
+@pytest.mark.parametrize(
+    "change, line",
+    [
+        (
+            lambda c: c["knn"].update(neighbors=[3]),
+            "config key 'knn.neighbors' is unknown; did you mean 'knn.neighbours'?",
+        ),
+        (lambda c: c.update(datsets=["scene"]), "config key 'datsets' is unknown; did you mean 'datasets'?"),
+        (
+            lambda c: c["data"].update(nominal="hash"),
+            "config key 'data.nominal': 'hash' is not one of ['onehot', 'ordinal', 'error']",
+        ),
+        (
+            lambda c: c["knn"].update(zzz=1),
+            "config key 'knn.zzz' is unknown; valid keys here: mem_mb, methods, mm_half,",
+        ),
+    ],
+)
 def test_check_config_one_line_with_closest_key(change, line):
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     change(cfg)
@@ -84,13 +111,20 @@ def test_check_config_one_line_with_closest_key(change, line):
 def _snakemake(*args, cwd):
     return subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(cwd), *args],
-        capture_output=True, text=True, timeout=300, env=snakemake_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=snakemake_env(),
     )
 
 
 @pytest.mark.parametrize(
     "override, key",
-    [("datsets: [scene]", "datsets"), ("metrics: {jaccard_empty: high}", "high"), ("data: {on_missing: maybe}", "maybe")],
+    [
+        ("datsets: [scene]", "datsets"),
+        ("metrics: {jaccard_empty: high}", "high"),
+        ("data: {on_missing: maybe}", "maybe"),
+    ],
 )
 def test_schema_stops_a_misspelt_key_or_wrong_type_naming_it(tmp_path, override, key):
     bad = tmp_path / "bad.yaml"
@@ -116,11 +150,16 @@ def test_apply_aliases_lets_the_users_old_name_override_the_default():
 def test_old_key_names_still_run_with_a_deprecation_message(tmp_path):
     # a config file written for an earlier release: renamed keys, real engine, dry run
     old = tmp_path / "old.yaml"
-    old.write_text("pcc: {cv_folds: 3, fit_runtime_min: 5}\nparametric: {runtime_minutes: 7}\n"
-                   "stages: [data, pcc, parametric]\ndatasets: [scene]\n")
+    old.write_text(
+        "pcc: {cv_folds: 3, fit_runtime_min: 5}\nparametric: {runtime_minutes: 7}\n"
+        "stages: [data, pcc, parametric]\ndatasets: [scene]\n"
+    )
     out = _snakemake("-n", "--configfile", str(ROOT / "config" / "config.yaml"), str(old), cwd=tmp_path)
     text = out.stdout + out.stderr
     assert out.returncode == 0, text
-    for old_key, new_key in [("pcc.cv_folds", "pcc.cv"), ("pcc.fit_runtime_min", "pcc.runtime_min"),
-                             ("parametric.runtime_minutes", "parametric.runtime_min")]:
+    for old_key, new_key in [
+        ("pcc.cv_folds", "pcc.cv"),
+        ("pcc.fit_runtime_min", "pcc.runtime_min"),
+        ("parametric.runtime_minutes", "parametric.runtime_min"),
+    ]:
         assert f"'{old_key}' is deprecated: use '{new_key}'" in text

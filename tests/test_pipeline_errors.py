@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from _mirror import ROOT, TEST_DATA, snakemake_env
 
 SMOKE = ROOT / "config" / "smoke.yaml"
@@ -18,8 +17,19 @@ SCENE_TRAIN_SHA = "2e75fe0eab11477c7b9266619b557dc899c72534bb2ba0fe125d215f64e4c
 
 def _snakemake(workdir: Path, *args, mirror=None):
     env = snakemake_env(os.pathsep.join(filter(None, [mirror and str(mirror), str(TEST_DATA)])))
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir),
-           "--cores", "1", "--nocolor", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(ROOT / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "1",
+        "--nocolor",
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
 
 
@@ -62,8 +72,10 @@ def test_checksum_mismatch_in_a_mirror_is_one_line_and_leaves_no_file(tmp_path):
     work = tmp_path / "work"
     out = _snakemake(work, "data/parsed/scene-small.npz", "--configfile", str(SMOKE), mirror=mirror)
     line = _the_one_line(out, "sha256 mismatch")
-    assert line == (f"Error in fetch_dataset_file: {mirror}/scene-small/scene-small-train.arff: sha256 mismatch for "
-                    f"scene-small-train.arff: expected {SCENE_TRAIN_SHA}, got {hashlib.sha256(bad).hexdigest()}")
+    assert line == (
+        f"Error in fetch_dataset_file: {mirror}/scene-small/scene-small-train.arff: sha256 mismatch for "
+        f"scene-small-train.arff: expected {SCENE_TRAIN_SHA}, got {hashlib.sha256(bad).hexdigest()}"
+    )
     assert not (work / "data" / "raw" / "scene-small" / "scene-small-train.arff").exists()
     assert not any((work / "data" / "raw" / "scene-small").glob(".*"))  # no temporary file either
     log = (work / "logs" / "data" / "fetch_scene-small_scene-small-train.arff.log").read_text()
@@ -76,7 +88,9 @@ def _broken_dataset(tmp_path, train: bytes, extra_entry: str = ""):
     (mirror / "broken").mkdir(parents=True)
     (mirror / "broken" / "broken-train.arff").write_bytes(train)
     sha = hashlib.sha256(train).hexdigest()
-    return mirror, _extra(tmp_path, f"""datasets: [broken]
+    return mirror, _extra(
+        tmp_path,
+        f"""datasets: [broken]
 catalog:
   broken:
     format: arff
@@ -86,15 +100,18 @@ catalog:
       test: {{name: scene-small-test.arff, sha256: 5b5c95062b1c49f0bae62454eab6e0e7fcf736de4ddb0689ae66f069fb9c093a}}
       xml: {{name: scene.xml, sha256: 55d8b247b949ad5c52e5a73d8c6775ec6e5469ce9682465b45b333b68ee4bcc5}}
     expected: {{n_train: 100, n_test: 50, m: 6, d: 294}}
-{extra_entry}""")
+{extra_entry}""",
+    )
 
 
 @pytest.fixture
 def scene_copies(tmp_path):
     """scene-small's test and XML files, also under the 'broken' mirror folder."""
+
     def make(mirror):
         for f in ("scene-small-test.arff.gz", "scene.xml"):
             (mirror / "broken" / f).write_bytes((TEST_DATA / "scene-small" / f).read_bytes())
+
     return make
 
 
@@ -107,7 +124,9 @@ def test_unparsable_arff_is_one_line_and_leaves_no_cache(tmp_path, scene_copies)
     work = tmp_path / "work"
     out = _snakemake(work, "data/parsed/broken.npz", "--configfile", str(SMOKE), str(extra), mirror=mirror)
     line = _the_one_line(out, "cannot parse ARFF")
-    assert line.startswith("Error in parse_dataset: data/raw/broken/broken-train.arff: cannot parse ARFF (BadDataFormat: Bad @DATA instance format in line")
+    assert line.startswith(
+        "Error in parse_dataset: data/raw/broken/broken-train.arff: cannot parse ARFF (BadDataFormat: Bad @DATA instance format in line"
+    )
     assert len(line) < 300
     assert not (work / "data" / "parsed" / "broken.npz").exists()
 
@@ -119,14 +138,24 @@ def test_counts_differing_from_the_catalog_are_one_line(tmp_path, scene_copies):
     scene_copies(mirror)
     out = _snakemake(tmp_path / "work", "data/parsed/broken.npz", "--configfile", str(SMOKE), str(extra), mirror=mirror)
     line = _the_one_line(out, "n_train is 100")
-    assert line == ("Error in parse_dataset: data/raw/broken/broken-train.arff: n_train is 100 but catalog entry "
-                    "'broken' expects 101")
+    assert line == (
+        "Error in parse_dataset: data/raw/broken/broken-train.arff: n_train is 100 but catalog entry "
+        "'broken' expects 101"
+    )
 
 
 def test_nominal_error_mode_is_one_line_naming_the_feature(tmp_path):
     extra = _extra(tmp_path, "data: {nominal: error}\n")
-    out = _snakemake(tmp_path / "work", "data/parsed/flags.npz", "--configfile", str(SMOKE),
-                     str(ROOT / "tests" / "configs" / "nominal.yaml"), str(extra))
+    out = _snakemake(
+        tmp_path / "work",
+        "data/parsed/flags.npz",
+        "--configfile",
+        str(SMOKE),
+        str(ROOT / "tests" / "configs" / "nominal.yaml"),
+        str(extra),
+    )
     line = _the_one_line(out, "is nominal with")
-    assert line == ("Error in parse_dataset: dataset 'flags': feature 'landmass' is nominal with 6 categories "
-                    "(set nominal: onehot or ordinal)")
+    assert line == (
+        "Error in parse_dataset: dataset 'flags': feature 'landmass' is nominal with 6 categories "
+        "(set nominal: onehot or ordinal)"
+    )

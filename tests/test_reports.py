@@ -5,8 +5,14 @@ import pandas as pd
 import pytest
 
 from fmeasure.experiments import findings as F
-from fmeasure.experiments.report import (MAX_INLINE_LINES, not_run_reasons, prose_numbers, render_caption,
-                                         stale_numbers, write_report)
+from fmeasure.experiments.report import (
+    MAX_INLINE_LINES,
+    not_run_reasons,
+    prose_numbers,
+    render_caption,
+    stale_numbers,
+    write_report,
+)
 
 
 def _results(tmp_path):
@@ -23,17 +29,26 @@ def _results(tmp_path):
     caps.mkdir()
     (caps / "pcc_f.rst").write_text('What f\nshows, over {{ snakemake.config["pcc"]["runs"] }} runs.\n')
     found = res / "findings" / "knn.csv"
-    F.write_findings([F.finding("knn.mm_hamming", "kNN: MM best", "7.2.1", "contradicted", -1.5, 0.25,
-                                "scene l=10", "#sec-knn")], found)
+    F.write_findings(
+        [F.finding("knn.mm_hamming", "kNN: MM best", "7.2.1", "contradicted", -1.5, 0.25, "scene l=10", "#sec-knn")],
+        found,
+    )
     return res, short, long, fig, {"results/figures/f.png": caps / "pcc_f.rst"}, found
 
 
 def test_write_report_findings_first_then_sections(tmp_path):
     res, short, long, fig, caps, found = _results(tmp_path)
     out = res / "report.md"
-    collected = write_report({"data": [str(short), str(res / "tables" / "t.csv")], "knn": [str(long), str(fig)]},
-                             out, title="T", skipped=["dataset 'x': missing"], captions=caps, findings=[found],
-                             not_run={"voting": "stage not part of this workflow"}, config={"pcc": {"runs": 7}})
+    collected = write_report(
+        {"data": [str(short), str(res / "tables" / "t.csv")], "knn": [str(long), str(fig)]},
+        out,
+        title="T",
+        skipped=["dataset 'x': missing"],
+        captions=caps,
+        findings=[found],
+        not_run={"voting": "stage not part of this workflow"},
+        config={"pcc": {"runs": 7}},
+    )
     text = out.read_text()
     assert text.startswith("# T\n")
     assert "- dataset 'x': missing" in text
@@ -56,8 +71,9 @@ def test_write_report_figure_without_caption_is_an_error(tmp_path):
 def test_write_report_caption_found_by_path_not_by_name(tmp_path):
     """Figure 5's file is figure5.png, its caption pcc_figure5.rst: the path is the key."""
     res, short, long, fig, caps, found = _results(tmp_path)
-    write_report({"pcc": [str(fig)]}, res / "report.md", title="T", captions=caps, findings=[found],
-                 config={"pcc": {"runs": 3}})
+    write_report(
+        {"pcc": [str(fig)]}, res / "report.md", title="T", captions=caps, findings=[found], config={"pcc": {"runs": 3}}
+    )
     assert "*What f shows, over 3 runs.*" in (res / "report.md").read_text()
 
 
@@ -68,8 +84,10 @@ def test_render_caption_fills_config(tmp_path):
 
 
 def test_prose_numbers_skip_tables_links_and_code():
-    md = ("Ours 72.93 beside 571 s.\n| 12.34 | 56.78 |\n![x](a/1.25.png)\n"
-          "See [t](tables/9.99.md) and `results/0.123.csv`; Table 5, m = 12.\n")
+    md = (
+        "Ours 72.93 beside 571 s.\n| 12.34 | 56.78 |\n![x](a/1.25.png)\n"
+        "See [t](tables/9.99.md) and `results/0.123.csv`; Table 5, m = 12.\n"
+    )
     assert prose_numbers(md) == ["72.93", "571"]
 
 
@@ -98,22 +116,36 @@ def test_simulations_claims_table_and_table5_appear_once(tmp_path):
     claims.write_text("Section 6 conclusions checked on this run.\n\n| a |\n|---|\n| 1 |\n")
     t5 = res / "tables" / "table5.md"
     t5.write_text("Table 5. Parametric models.\n\n| a |\n|---|\n| 1 |\n")
-    write_report({"simulations": [str(claims)], "parametric": [str(t5)]}, res / "report.md", title="T",
-                 captions=caps, findings=[found])
+    write_report(
+        {"simulations": [str(claims)], "parametric": [str(t5)]},
+        res / "report.md",
+        title="T",
+        captions=caps,
+        findings=[found],
+    )
     text = (res / "report.md").read_text()
     assert text.count("Section 6 conclusions checked") == 1 and text.count("Table 5. Parametric") == 1
 
 
 def test_report_deviation_sentences_cite_only_numbers_of_this_run(tmp_path):
     res, short, long, fig, caps, found = _results(tmp_path)
-    t4 = pd.DataFrame({"dataset": ["scene", "scene"], "method": ["MM", "GFM"], "hamming": [10.0, 11.0],
-                       "hamming_paper": [9.89, 11.4], "f": [69.1212, 72.9], "f_paper": [62.73, 72.77]})
+    t4 = pd.DataFrame(
+        {
+            "dataset": ["scene", "scene"],
+            "method": ["MM", "GFM"],
+            "hamming": [10.0, 11.0],
+            "hamming_paper": [9.89, 11.4],
+            "f": [69.1212, 72.9],
+            "f_paper": [62.73, 72.77],
+        }
+    )
     t4.to_csv(res / "tables" / "table4.csv", index=False)
     md = res / "tables" / "table4.md"
     md.write_text("**Table 4.** PCC.\n\n| a |\n|---|\n| 1 |\n")
     dev_csv = res / "tables" / "deviations.csv"
-    write_report({"pcc": [str(md)]}, res / "report.md", title="T", captions=caps, findings=[found],
-                 deviations_csv=dev_csv)
+    write_report(
+        {"pcc": [str(md)]}, res / "report.md", title="T", captions=caps, findings=[found], deviations_csv=dev_csv
+    )
     text = (res / "report.md").read_text()
     assert "1 cells more than 2 points from the paper" in text and "69.12 vs 62.73 (+6.39)" in text
     dev = pd.read_csv(dev_csv)

@@ -2,7 +2,6 @@
 evaluation against row-by-row metrics, Bayes references against brute force, the protocol's
 reproducibility, and the conclusions of Section 6 on a reduced run."""
 
-import itertools
 import math
 
 import numpy as np
@@ -30,17 +29,24 @@ def chain_prob_by_hand(W, w0, y):
     return p
 
 
-SIM = dict(seed=11, n_labels=25, scale=3.0, scale_is="variance",
-           data_models={"independent": {"weight_mean": 0.0}, "chain": {"weight_mean": 1.0, "bias_mean": 1.0}},
-           methods=["MM", "JM", "FM", "GFM"])
+SIM = dict(
+    seed=11,
+    n_labels=25,
+    scale=3.0,
+    scale_is="variance",
+    data_models={"independent": {"weight_mean": 0.0}, "chain": {"weight_mean": 1.0, "bias_mean": 1.0}},
+    methods=["MM", "JM", "FM", "GFM"],
+)
 
 
 # ---- data models -------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("m", [1, 2, 3, 6, 9])
 def test_chain_all_probs_matches_chain_rule_by_hand(m):
-    model = S.draw_model("chain", m, np.random.default_rng(m), weight_mean=1.0, bias_mean=1.0,
-                         scale=3.0, scale_is="variance")
+    model = S.draw_model(
+        "chain", m, np.random.default_rng(m), weight_mean=1.0, bias_mean=1.0, scale=3.0, scale_is="variance"
+    )
     probs = model.all_probs(chunk=8)  # small chunks exercise the chunked loop
     Y = all_vectors(m)
     expected = np.array([chain_prob_by_hand(model.W, model.w0, y) for y in Y])
@@ -66,8 +72,9 @@ def test_summarize_probs_matches_brute_force(m):
 
 def test_chain_sampler_matches_exact_probabilities():
     m, n = 4, 200_000
-    model = S.draw_model("chain", m, np.random.default_rng(3), weight_mean=1.0, bias_mean=1.0,
-                         scale=1.0, scale_is="std")
+    model = S.draw_model(
+        "chain", m, np.random.default_rng(3), weight_mean=1.0, bias_mean=1.0, scale=1.0, scale_is="std"
+    )
     probs = model.all_probs()
     Y = model.sample(n, np.random.default_rng(4))
     freq = np.bincount(S.row_codes(Y), minlength=2**m) / n
@@ -95,32 +102,40 @@ def test_draw_model_scale_is_variance_or_std():
 def test_streams_are_reproducible_and_distinct():
     a = S.stream(1, "chain", 2, "train", 3).random(4)
     np.testing.assert_array_equal(a, S.stream(1, "chain", 2, "train", 3).random(4))
-    for other in [S.stream(1, "chain", 2, "train", 4), S.stream(1, "independent", 2, "train", 3),
-                  S.stream(1, "chain", 3, "train", 3), S.stream(2, "chain", 2, "train", 3),
-                  S.stream(1, "chain", 2, "test", 3)]:
+    for other in [
+        S.stream(1, "chain", 2, "train", 4),
+        S.stream(1, "independent", 2, "train", 3),
+        S.stream(1, "chain", 3, "train", 3),
+        S.stream(2, "chain", 2, "train", 3),
+        S.stream(1, "chain", 2, "test", 3),
+    ]:
         assert not np.array_equal(a, other.random(4))
 
 
-@pytest.mark.parametrize("bad", [
-    lambda: S.stream(1, "markov", 0, "test"),
-    lambda: S.stream(1, "chain", 0, "validation"),
-    lambda: S.normal_std(3.0, "sd"),
-    lambda: S.normal_std(0.0, "std"),
-    lambda: S.draw_model("chain", 0, np.random.default_rng(0), weight_mean=0, scale=1, scale_is="std"),
-    lambda: S.ChainModel(np.zeros((30, 30)), np.zeros(30)).all_probs(),
-    lambda: S.summarize_probs(np.ones(5), 2),
-    lambda: S.row_codes(np.zeros((2, 63))),
-    lambda: S.TestStatistics.from_sample(np.zeros((0, 3))),
-    lambda: S.TestStatistics.from_sample(np.zeros((4, 3))).evaluate(np.zeros((1, 2))),
-    lambda: S.method_keys(["MM", "LFP"]),
-    lambda: C.model_chunks(0, 1),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: S.stream(1, "markov", 0, "test"),
+        lambda: S.stream(1, "chain", 0, "validation"),
+        lambda: S.normal_std(3.0, "sd"),
+        lambda: S.normal_std(0.0, "std"),
+        lambda: S.draw_model("chain", 0, np.random.default_rng(0), weight_mean=0, scale=1, scale_is="std"),
+        lambda: S.ChainModel(np.zeros((30, 30)), np.zeros(30)).all_probs(),
+        lambda: S.summarize_probs(np.ones(5), 2),
+        lambda: S.row_codes(np.zeros((2, 63))),
+        lambda: S.TestStatistics.from_sample(np.zeros((0, 3))),
+        lambda: S.TestStatistics.from_sample(np.zeros((4, 3))).evaluate(np.zeros((1, 2))),
+        lambda: S.method_keys(["MM", "LFP"]),
+        lambda: C.model_chunks(0, 1),
+    ],
+)
 def test_bad_input_raises_value_error(bad):
     with pytest.raises(ValueError):
         bad()
 
 
 # ---- evaluation from sufficient statistics ----------------------------------------------------------
+
 
 @pytest.mark.parametrize("empty", [0.0, 1.0])
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -147,6 +162,7 @@ def test_evaluate_matches_row_by_row_metrics(seed, empty):
 
 # ---- Bayes-optimal references ---------------------------------------------------------------------------
 
+
 def _brute_force_references(probs, m):
     Y = all_vectors(m)
     sy = Y.sum(axis=1)
@@ -156,16 +172,16 @@ def _brute_force_references(probs, m):
         f = np.where(sy + k > 0, 2.0 * (Y @ h) / np.maximum(sy + k, 1), 1.0)
         best_f = max(best_f, float(probs @ f))
     marg = (probs[:, None] * Y).sum(axis=0)
-    return {"f": best_f, "hamming": float(np.minimum(marg, 1 - marg).mean()),
-            "subset01": 1.0 - probs.max()}
+    return {"f": best_f, "hamming": float(np.minimum(marg, 1 - marg).mean()), "subset01": 1.0 - probs.max()}
 
 
 @pytest.mark.parametrize("kind", ["independent", "chain"])
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_bayes_predictions_match_brute_force(kind, seed):
     m = 6
-    model = S.draw_model(kind, m, np.random.default_rng(seed), weight_mean=0.5, bias_mean=0.5,
-                         scale=3.0, scale_is="variance")
+    model = S.draw_model(
+        kind, m, np.random.default_rng(seed), weight_mean=0.5, bias_mean=0.5, scale=3.0, scale_is="variance"
+    )
     probs = model.prob(all_vectors(m))
     preds, values = S.bayes_predictions(model)
     ref = _brute_force_references(probs, m)
@@ -181,6 +197,7 @@ def test_bayes_predictions_match_brute_force(kind, seed):
 
 
 # ---- protocol -----------------------------------------------------------------------------------
+
 
 def _small_sim(**kw):
     sim = dict(SIM, n_labels=8, training_sizes=[5, 40], n_training_sets=4, n_test=2000)
@@ -219,10 +236,19 @@ def test_model_chunks_cover_all_models():
 
 
 def test_summarize_standard_errors_and_regret_by_hand():
-    scores = pd.DataFrame({
-        "data_model": "chain", "model": [0, 0, 1, 1], "train_size": 10, "train_set": [0, 1, 0, 1],
-        "method": "GFM", "hamming": [0.1, 0.3, 0.2, 0.2], "subset01": 0.5,
-        "f": [0.5, 0.7, 0.6, 0.6], "jaccard": 0.4})
+    scores = pd.DataFrame(
+        {
+            "data_model": "chain",
+            "model": [0, 0, 1, 1],
+            "train_size": 10,
+            "train_set": [0, 1, 0, 1],
+            "method": "GFM",
+            "hamming": [0.1, 0.3, 0.2, 0.2],
+            "subset01": 0.5,
+            "f": [0.5, 0.7, 0.6, 0.6],
+            "jaccard": 0.4,
+        }
+    )
     ref = pd.DataFrame({"data_model": "chain", "model": [0, 1], "measure": "f", "bayes": [0.8, 0.7]})
     out = E.summarize(scores, ref).set_index("measure")
     f = out.loc["f"]

@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from fmeasure.experiments.findings import TIMED_CLAIMS
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from slurm.cluster import (  # noqa: E402
@@ -53,8 +53,7 @@ RUN_TIMEOUT = 900
 #: tests/test_workflow_smoke.py): they differ between any two runs.
 TIME_COLUMN = re.compile(r"(time|second|duration|elapsed|_s$)", re.IGNORECASE)
 #: Settings a cluster without accounting needs (see the profile's comments).
-NO_ACCOUNTING = ["--slurm-status-command", "squeue",
-                 "--slurm-init-seconds-before-status-checks", "5"]
+NO_ACCOUNTING = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "5"]
 
 
 def _skip_reason() -> str | None:
@@ -79,10 +78,25 @@ def test_slurm_profile_is_accepted_by_snakemake_and_plugin():
     release fails here too.
     """
     pytest.importorskip("snakemake_executor_plugin_slurm")
-    res = subprocess.run([*SNAKEMAKE, "--snakefile", str(SNAKEFILE), "--configfile", str(SMOKE),
-                          "--profile", str(PROFILE), "--dry-run", "--quiet", "all"],
-                         cwd=REPO, env=_env(os.environ), capture_output=True, text=True,
-                         timeout=120)
+    res = subprocess.run(
+        [
+            *SNAKEMAKE,
+            "--snakefile",
+            str(SNAKEFILE),
+            "--configfile",
+            str(SMOKE),
+            "--profile",
+            str(PROFILE),
+            "--dry-run",
+            "--quiet",
+            "all",
+        ],
+        cwd=REPO,
+        env=_env(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-4000:]
 
 
@@ -104,9 +118,15 @@ class _Run:
     def __init__(self, cmd: list[str], cwd: Path, env: dict, log: Path):
         self.cmd, self.log, self.t0 = cmd, log, time.monotonic()
         with open(log, "w") as out:
-            self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out,
-                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                cmd,
+                cwd=cwd,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         self.seconds = None
 
     def kill(self) -> None:
@@ -126,21 +146,22 @@ class _Run:
             self.proc.wait(timeout=max(1.0, self.t0 + timeout - time.monotonic()))
         except subprocess.TimeoutExpired:
             self.kill()
-            pytest.fail(f"timed out after {timeout} s: {' '.join(map(str, self.cmd))}\n"
-                        + "\n".join(self.log.read_text().splitlines()[-40:]))
+            pytest.fail(
+                f"timed out after {timeout} s: {' '.join(map(str, self.cmd))}\n"
+                + "\n".join(self.log.read_text().splitlines()[-40:])
+            )
         self.seconds = time.monotonic() - self.t0
         text = self.log.read_text()
-        assert self.proc.returncode == 0, (
-            f"exit {self.proc.returncode}: {' '.join(map(str, self.cmd))}\n"
-            + "\n".join(text.splitlines()[-60:]))
+        assert self.proc.returncode == 0, f"exit {self.proc.returncode}: {' '.join(map(str, self.cmd))}\n" + "\n".join(
+            text.splitlines()[-60:]
+        )
         return text
 
 
 def _executed(text: str) -> dict[str, list[tuple[str, str]]]:
     """{'rule'|'localrule': [(rule name, snakemake job id), ...]} from Snakemake's output."""
     jobs: dict[str, list[tuple[str, str]]] = {"rule": [], "localrule": []}
-    for kind, name, body in re.findall(r"^(rule|localrule) (\w+):\n((?:    .*\n)+)", text,
-                                       flags=re.MULTILINE):
+    for kind, name, body in re.findall(r"^(rule|localrule) (\w+):\n((?:    .*\n)+)", text, flags=re.MULTILINE):
         jobid = re.search(r"^    jobid: (\d+)$", body, flags=re.MULTILINE).group(1)
         jobs[kind].append((name, jobid))
     return jobs
@@ -152,8 +173,7 @@ def _files(root: Path) -> set[str]:
 
 def _env(base: dict) -> dict:
     env = dict(base)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"),
-                                                      env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
     env["FMEASURE_DATA_MIRROR"] = DATA_MIRROR
     return env
 
@@ -162,9 +182,14 @@ def _env(base: dict) -> dict:
 def test_slurm_cluster_runs_a_batch_job(slurm_cluster, tmp_path):
     """The harness itself: a job submitted with sbatch runs and is recorded as completed."""
     env = slurm_cluster.env()
-    res = subprocess.run(["sbatch", "--parsable", "-o", str(tmp_path / "out.txt"),
-                          "--wrap", "echo $SLURM_JOB_ID"], env=env, capture_output=True,
-                         text=True, timeout=30, check=True)
+    res = subprocess.run(
+        ["sbatch", "--parsable", "-o", str(tmp_path / "out.txt"), "--wrap", "echo $SLURM_JOB_ID"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
     jobid = res.stdout.strip().split(";")[0]
     deadline = time.monotonic() + 60
     while jobid not in slurm_cluster.completed_jobs() and time.monotonic() < deadline:
@@ -186,29 +211,47 @@ def test_slurm_smoke_run_matches_local_run(slurm_cluster, tmp_path, record_prope
     slurm_dir.mkdir()
 
     # Both runs at once: the Slurm run mostly waits for its status polls.
-    slurm_run = _Run([*SNAKEMAKE, *common, "--directory", str(slurm_dir),
-                      "--profile", str(PROFILE), *NO_ACCOUNTING, "--slurm-keep-successful-logs"],
-                     cwd=slurm_dir, env=_env(slurm_cluster.env()), log=tmp_path / "slurm.log")
+    slurm_run = _Run(
+        [
+            *SNAKEMAKE,
+            *common,
+            "--directory",
+            str(slurm_dir),
+            "--profile",
+            str(PROFILE),
+            *NO_ACCOUNTING,
+            "--slurm-keep-successful-logs",
+        ],
+        cwd=slurm_dir,
+        env=_env(slurm_cluster.env()),
+        log=tmp_path / "slurm.log",
+    )
     try:
-        local_run = _Run([*SNAKEMAKE, *common, "--directory", str(local_dir), "--cores", "2"],
-                         cwd=local_dir, env=_env(os.environ), log=tmp_path / "local.log")
+        local_run = _Run(
+            [*SNAKEMAKE, *common, "--directory", str(local_dir), "--cores", "2"],
+            cwd=local_dir,
+            env=_env(os.environ),
+            log=tmp_path / "local.log",
+        )
         local_out = local_run.finish()
         slurm_out = slurm_run.finish()
     finally:
         slurm_run.kill()
     record_property("local_seconds", round(local_run.seconds, 1))
     record_property("slurm_seconds", round(slurm_run.seconds, 1))
-    print(f"\nsmoke run wall time (concurrent runs): local {local_run.seconds:.1f} s, "
-          f"slurm {slurm_run.seconds:.1f} s")
+    print(f"\nsmoke run wall time (concurrent runs): local {local_run.seconds:.1f} s, slurm {slurm_run.seconds:.1f} s")
 
     # Same rules ran, and every non-local job went through sbatch and completed on the cluster.
     ran_local, ran_slurm = _executed(local_out), _executed(slurm_out)
     names = lambda jobs: sorted(n for n, _ in jobs)  # noqa: E731
-    assert names(ran_slurm["rule"] + ran_slurm["localrule"]) == \
-        names(ran_local["rule"] + ran_local["localrule"])
+    assert names(ran_slurm["rule"] + ran_slurm["localrule"]) == names(ran_local["rule"] + ran_local["localrule"])
     assert ran_slurm["rule"], "no job ran on the cluster: is everything a localrule?"
-    submissions = re.findall(r"^Job (\d+) has been submitted with SLURM jobid (\d+) "
-                             r"\(log: (.+)\)\.$", slurm_out, flags=re.MULTILINE)
+    submissions = re.findall(
+        r"^Job (\d+) has been submitted with SLURM jobid (\d+) "
+        r"\(log: (.+)\)\.$",
+        slurm_out,
+        flags=re.MULTILINE,
+    )
     submitted = {job: slurm_id for job, slurm_id, _ in submissions}
     for _, slurm_id, slurm_log in submissions:  # Slurm's own output comes back too
         assert Path(slurm_log).is_file(), f"no Slurm log {slurm_log} for job {slurm_id}"
@@ -230,8 +273,7 @@ def test_slurm_smoke_run_matches_local_run(slurm_cluster, tmp_path, record_prope
         if "claim_id" in a.columns:  # findings: verdicts of timing claims follow the measured times
             a, b = (d[~d.claim_id.isin(TIMED_CLAIMS)].reset_index(drop=True) for d in (a, b))
         timed = [c for c in a.columns if TIME_COLUMN.search(str(c))]
-        pd.testing.assert_frame_equal(a.drop(columns=timed), b.drop(columns=timed),
-                                      check_exact=True, obj=rel)
+        pd.testing.assert_frame_equal(a.drop(columns=timed), b.drop(columns=timed), check_exact=True, obj=rel)
     for rel in files:
         if rel.endswith((".png", ".pdf")):
             assert (results_slurm / rel).stat().st_size > 0, rel

@@ -127,10 +127,17 @@ def test_ssvm_cv_picks_best_mean_f_and_refits():
     assert model.coef_.shape == (3, 4) and model.intercept_.shape == (3,)
 
 
-@pytest.mark.parametrize("kw, match", [
-    ({"Cs": ()}, "Cs"), ({"Cs": (-1.0,)}, "Cs"), ({"cv": 1}, "cv"), ({"tol": 0}, "tol"),
-    ({"max_iter": 0}, "max_iter"), ({"batch_size": 2.5}, "batch_size"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"Cs": ()}, "Cs"),
+        ({"Cs": (-1.0,)}, "Cs"),
+        ({"cv": 1}, "cv"),
+        ({"tol": 0}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"batch_size": 2.5}, "batch_size"),
+    ],
+)
 def test_ssvm_rejects_bad_parameters(kw, match):
     Xa, Y = _toy(n=20)
     with pytest.raises(ValueError, match=match):
@@ -146,8 +153,13 @@ def test_ssvm_rejects_non_binary_targets():
 # scikit-learn's API checks that apply to a multilabel-only estimator (as for KNeighborsFMeasure:
 # the left-out checks feed multiclass or non-0/1 targets, rejected by test_ssvm_rejects_non_binary_targets).
 NOT_APPLICABLE = {
-    "check_classifiers_train", "check_classifiers_classes", "check_supervised_y_2d", "check_estimators_dtypes",
-    "check_classifier_data_not_an_array", "check_fit2d_1feature", "check_array_api_input",
+    "check_classifiers_train",
+    "check_classifiers_classes",
+    "check_supervised_y_2d",
+    "check_estimators_dtypes",
+    "check_classifier_data_not_an_array",
+    "check_fit2d_1feature",
+    "check_array_api_input",
 }
 API_CHECKS = [
     pytest.param(est, check, id=str(getattr(check, "func", check).__name__) + f"-{i}")

@@ -13,11 +13,33 @@ from fmeasure.experiments import structured, trees, voting
 def _table6(rml_scene=74.0, efp_enron=62.5, ib_yeast=67.0):
     rows = []
     for d, vals in {
-        "scene": {"IB FM": 70.8, "IB GFM": 71.4, "PCC FM": 72.8, "PCC GFM": 72.3, "LFP": 75.5, "EFP": 77.0, "RML": rml_scene},
-        "yeast": {"IB FM": 64.0, "IB GFM": ib_yeast, "PCC FM": 65.5, "PCC GFM": 65.6, "LFP": 65.0, "EFP": 65.5,
-                  "RML": 64.8},
-        "enron": {"IB FM": 47.5, "IB GFM": 44.4, "PCC FM": 58.5, "PCC GFM": 59.2, "LFP": 56.9, "EFP": efp_enron,
-                  "RML": 57.7},
+        "scene": {
+            "IB FM": 70.8,
+            "IB GFM": 71.4,
+            "PCC FM": 72.8,
+            "PCC GFM": 72.3,
+            "LFP": 75.5,
+            "EFP": 77.0,
+            "RML": rml_scene,
+        },
+        "yeast": {
+            "IB FM": 64.0,
+            "IB GFM": ib_yeast,
+            "PCC FM": 65.5,
+            "PCC GFM": 65.6,
+            "LFP": 65.0,
+            "EFP": 65.5,
+            "RML": 64.8,
+        },
+        "enron": {
+            "IB FM": 47.5,
+            "IB GFM": 44.4,
+            "PCC FM": 58.5,
+            "PCC GFM": 59.2,
+            "LFP": 56.9,
+            "EFP": efp_enron,
+            "RML": 57.7,
+        },
     }.items():
         rows += [{"dataset": d, "section": "paper", "method": m, "f": v, "paper_f": v} for m, v in vals.items()]
     return pd.DataFrame(rows)
@@ -29,12 +51,22 @@ def _verdicts(rows):
 
 def test_structured_findings_confirm_clear_margins():
     v = _verdicts(structured.run_findings(_table6()))
-    assert v == {"table6": "confirmed", "ssvm.rml_scene": "confirmed", "ssvm.param_best": "confirmed",
-                 "ssvm.ib_best": "confirmed"}
+    assert v == {
+        "table6": "confirmed",
+        "ssvm.rml_scene": "confirmed",
+        "ssvm.param_best": "confirmed",
+        "ssvm.ib_best": "confirmed",
+    }
 
 
-@pytest.mark.parametrize("change, cid", [({"rml_scene": 70.0}, "ssvm.rml_scene"), ({"efp_enron": 57.0}, "ssvm.param_best"),
-                                         ({"ib_yeast": 64.0}, "ssvm.ib_best")])
+@pytest.mark.parametrize(
+    "change, cid",
+    [
+        ({"rml_scene": 70.0}, "ssvm.rml_scene"),
+        ({"efp_enron": 57.0}, "ssvm.param_best"),
+        ({"ib_yeast": 64.0}, "ssvm.ib_best"),
+    ],
+)
 def test_structured_findings_can_be_contradicted(change, cid):
     rows = {r["claim_id"]: r for r in structured.run_findings(_table6(**change))}
     assert rows[cid]["verdict"] == "contradicted" and rows[cid]["margin"] < 0
@@ -58,8 +90,13 @@ def test_voting_finding_follows_the_margin_over_the_best_of_lfp_and_gfm():
 
 def test_trees_finding_follows_the_margin_over_the_forests_majority():
     def table(bag):
-        return pd.DataFrame([{"dataset": "yeast", "method": m, "f": f}
-                             for m, f in [("F-bag pooled", bag), ("F-bag vote", bag - 1), ("RF MM", 60.0)]])
+        return pd.DataFrame(
+            [
+                {"dataset": "yeast", "method": m, "f": f}
+                for m, f in [("F-bag pooled", bag), ("F-bag vote", bag - 1), ("RF MM", 60.0)]
+            ]
+        )
+
     assert trees.run_findings(table(65.0))[0]["verdict"] == "confirmed"
     assert trees.run_findings(table(58.0))[0]["verdict"] == "contradicted"
     assert trees.run_findings(table(60.5))[0]["verdict"] == "not confirmed"  # within 2 SE

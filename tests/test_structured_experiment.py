@@ -12,9 +12,12 @@ from fmeasure.experiments.structured import run_table6, table6_claims, write_tab
 from fmeasure.tables import paper_numbers
 
 ROOT = Path(__file__).resolve().parents[1]
-_CANDIDATES = [os.environ.get("FMEASURE_PAPER_TEX", ""), ROOT.parent / "shared" / "paper" / "paper.tex",
-               ROOT.parents[1] / "shared" / "paper" / "paper.tex",
-               ROOT / "tests" / "data" / "paper" / "tables.tex"]
+_CANDIDATES = [
+    os.environ.get("FMEASURE_PAPER_TEX", ""),
+    ROOT.parent / "shared" / "paper" / "paper.tex",
+    ROOT.parents[1] / "shared" / "paper" / "paper.tex",
+    ROOT / "tests" / "data" / "paper" / "tables.tex",
+]
 
 
 def _paper_tex() -> str:
@@ -31,8 +34,8 @@ def _num(cell):
 
 def test_table6_paper_numbers_match_latex():
     tex = _paper_tex()
-    body = tex[tex.index(r"\label{tbl:all_results}"):]
-    body = body[:body.index(r"\end{tabular}")]
+    body = tex[tex.index(r"\label{tbl:all_results}") :]
+    body = body[: body.index(r"\end{tabular}")]
     rows, dataset = [], None
     for line in body.splitlines():
         head = re.search(r"\\multicolumn\{3\}\{c\}\{(\w+)\}", line)
@@ -53,26 +56,79 @@ def test_table6_paper_numbers_match_latex():
 
 def _write_inputs(tmp_path, extra=False):
     """Small stand-ins for the other stages' outputs, in their column layouts."""
-    t2 = pd.DataFrame({"dataset": ["d"] * 4, "method": ["FM", "FM", "GFM", "GFM"], "l": [10, 20, 10, 20],
-                       "f": [60.0, 62.0, 61.0, 59.0], "f_paper": np.nan})
-    t3 = pd.DataFrame({"dataset": ["d"] * 4, "method": ["FM", "FM", "GFM", "GFM"], "l": [10, 20, 10, 20],
-                       "time_s": [1.0, 2.0, 3.0, 4.0]})
-    t4 = pd.DataFrame({"dataset": ["d"] * 2, "method": ["FM", "GFM"], "n_samples": [1000, 1000],
-                       "f": [63.0, 64.0], "train_time_s": [10.0, 10.0], "inference_time_s": [5.0, 6.0]})
-    f5 = pd.DataFrame({"dataset": ["d"] * 4, "method": ["FM", "FM", "GFM", "GFM"], "n_samples": [50, 1000, 50, 1000],
-                       "f_mean": [63.5, 62.9, 60.0, 63.9], "time_mean": [0.5, 4.0, 0.6, 5.5]})
-    t5 = pd.DataFrame({"dataset": ["d"] * 3, "method": ["BR", "LFP", "EFP"], "f": [50.0, 65.0, 66.0],
-                       "train_time_s": [7.0, 7.0, 20.0], "inference_time_s": [0.1, 0.2, 0.3]})
-    rml = pd.DataFrame({"dataset": ["d"], "method": ["RML"], "f": [64.5], "train_time_s": [30.0],
-                        "inference_time_s": [0.01], "C": [10.0]})
+    t2 = pd.DataFrame(
+        {
+            "dataset": ["d"] * 4,
+            "method": ["FM", "FM", "GFM", "GFM"],
+            "l": [10, 20, 10, 20],
+            "f": [60.0, 62.0, 61.0, 59.0],
+            "f_paper": np.nan,
+        }
+    )
+    t3 = pd.DataFrame(
+        {
+            "dataset": ["d"] * 4,
+            "method": ["FM", "FM", "GFM", "GFM"],
+            "l": [10, 20, 10, 20],
+            "time_s": [1.0, 2.0, 3.0, 4.0],
+        }
+    )
+    t4 = pd.DataFrame(
+        {
+            "dataset": ["d"] * 2,
+            "method": ["FM", "GFM"],
+            "n_samples": [1000, 1000],
+            "f": [63.0, 64.0],
+            "train_time_s": [10.0, 10.0],
+            "inference_time_s": [5.0, 6.0],
+        }
+    )
+    f5 = pd.DataFrame(
+        {
+            "dataset": ["d"] * 4,
+            "method": ["FM", "FM", "GFM", "GFM"],
+            "n_samples": [50, 1000, 50, 1000],
+            "f_mean": [63.5, 62.9, 60.0, 63.9],
+            "time_mean": [0.5, 4.0, 0.6, 5.5],
+        }
+    )
+    t5 = pd.DataFrame(
+        {
+            "dataset": ["d"] * 3,
+            "method": ["BR", "LFP", "EFP"],
+            "f": [50.0, 65.0, 66.0],
+            "train_time_s": [7.0, 7.0, 20.0],
+            "inference_time_s": [0.1, 0.2, 0.3],
+        }
+    )
+    rml = pd.DataFrame(
+        {
+            "dataset": ["d"],
+            "method": ["RML"],
+            "f": [64.5],
+            "train_time_s": [30.0],
+            "inference_time_s": [0.01],
+            "C": [10.0],
+        }
+    )
     paths = {}
     for name, df in {"t2": t2, "t3": t3, "t4": t4, "f5": f5, "t5": t5, "rml": rml}.items():
         paths[name] = tmp_path / f"{name}.csv"
         df.to_csv(paths[name], index=False)
     if extra:
         paths["extra"] = tmp_path / "ftrees.csv"
-        pd.DataFrame({"dataset": ["d"], "method": ["F-tree"], "hamming": [9.0], "subset01": [50.0], "f": [70.0],
-                      "jaccard": [60.0], "train_time_s": [3.0], "inference_time_s": [0.05]}).to_csv(paths["extra"], index=False)
+        pd.DataFrame(
+            {
+                "dataset": ["d"],
+                "method": ["F-tree"],
+                "hamming": [9.0],
+                "subset01": [50.0],
+                "f": [70.0],
+                "jaccard": [60.0],
+                "train_time_s": [3.0],
+                "inference_time_s": [0.05],
+            }
+        ).to_csv(paths["extra"], index=False)
     return paths
 
 
@@ -90,8 +146,9 @@ def test_table6_picks_best_l_and_n_and_orders_rows(tmp_path):
 
 def test_table6_appends_extra_rows_and_writes(tmp_path):
     p = _write_inputs(tmp_path, extra=True)
-    t = run_table6([p["rml"]], table2=p["t2"], table3=p["t3"], table4=p["t4"], figure5=p["f5"], table5=p["t5"],
-                   extra=[p["extra"]])
+    t = run_table6(
+        [p["rml"]], table2=p["t2"], table3=p["t3"], table4=p["t4"], figure5=p["f5"], table5=p["t5"], extra=[p["extra"]]
+    )
     assert t.method.tolist()[-1] == "F-tree" and t.section.tolist()[-1] == "beyond the paper"
     write_table6(t, tmp_path / "t6.csv", tmp_path / "t6.md")
     md = (tmp_path / "t6.md").read_text()

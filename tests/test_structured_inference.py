@@ -76,12 +76,15 @@ def test_loss_augmented_batch_equals_rows():
         assert V[i] == pytest.approx(v)
 
 
-@pytest.mark.parametrize("scores, y, match", [
-    (np.zeros((2, 2, 2)), np.zeros((2, 2, 2)), "scores"),
-    (np.zeros(3), np.zeros(4), "y"),
-    (np.zeros(3), np.array([0, 2, 1]), "y"),
-    (np.array([0.0, np.nan]), np.zeros(2), "scores"),
-])
+@pytest.mark.parametrize(
+    "scores, y, match",
+    [
+        (np.zeros((2, 2, 2)), np.zeros((2, 2, 2)), "scores"),
+        (np.zeros(3), np.zeros(4), "y"),
+        (np.zeros(3), np.array([0, 2, 1]), "y"),
+        (np.array([0.0, np.nan]), np.zeros(2), "scores"),
+    ],
+)
 def test_loss_augmented_rejects_bad_input(scores, y, match):
     with pytest.raises(ValueError, match=match):
         loss_augmented(scores, y)

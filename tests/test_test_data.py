@@ -5,7 +5,6 @@ import hashlib
 import re
 
 import yaml
-
 from _mirror import ROOT, TEST_DATA
 
 

@@ -176,14 +176,17 @@ def test_examples_table_paper_numbers():
 
 
 # ---- bad input -----------------------------------------------------------------------------
-@pytest.mark.parametrize("call", [
-    lambda: T.subset_worst_case_distribution(1),
-    lambda: T.subset_worst_case_distribution(3, eps=0.5),
-    lambda: T.threshold_family(7),
-    lambda: T.hamming_pa_distribution(-1, 0, 0, 2),
-    lambda: T.independence_families(3, 0.2),
-    lambda: T.all_label_vectors(0),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: T.subset_worst_case_distribution(1),
+        lambda: T.subset_worst_case_distribution(3, eps=0.5),
+        lambda: T.threshold_family(7),
+        lambda: T.hamming_pa_distribution(-1, 0, 0, 2),
+        lambda: T.independence_families(3, 0.2),
+        lambda: T.all_label_vectors(0),
+    ],
+)
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()

@@ -6,7 +6,6 @@ import itertools
 import numpy as np
 import pytest
 
-from fmeasure import inference
 from fmeasure import theory as T
 from fmeasure.theory import lp as L
 

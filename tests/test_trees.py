@@ -143,8 +143,9 @@ def test_trees_min_samples_leaf_and_max_depth_hold():
     leaves = tree.feature_ < 0
     assert tree.n_node_samples_[leaves].min() >= 10
     assert tree.depth_.max() <= 4
-    np.testing.assert_array_equal(np.bincount(tree.apply(X), minlength=len(leaves))[leaves],
-                                  tree.n_node_samples_[leaves])
+    np.testing.assert_array_equal(
+        np.bincount(tree.apply(X), minlength=len(leaves))[leaves], tree.n_node_samples_[leaves]
+    )
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -157,8 +158,9 @@ def test_trees_bag_of_one_without_bootstrap_equals_tree(sparse):
         X, Xq = sp.csr_matrix(X), sp.csr_matrix(Xq)
     tree = FMeasureTree(min_samples_leaf=4, max_bins=16).fit(X, Y)
     for how in ("pooled", "vote"):
-        bag = BaggedFMeasureTrees(n_estimators=1, bootstrap=False, prediction=how, min_samples_leaf=4,
-                                  max_bins=16, random_state=0).fit(X, Y)
+        bag = BaggedFMeasureTrees(
+            n_estimators=1, bootstrap=False, prediction=how, min_samples_leaf=4, max_bins=16, random_state=0
+        ).fit(X, Y)
         np.testing.assert_array_equal(bag.predict(Xq), tree.predict(Xq))
         np.testing.assert_array_equal(bag.predict(X), tree.predict(X))
 
@@ -193,13 +195,16 @@ def test_trees_pooled_leaf_gfm_matches_explicit_pooling():
         assert v == pytest.approx(v_ref, abs=1e-12)
 
 
-@pytest.mark.parametrize("params, name", [
-    ({"min_samples_leaf": 0}, "min_samples_leaf"),
-    ({"max_depth": -1}, "max_depth"),
-    ({"max_bins": 1}, "max_bins"),
-    ({"min_gain": float("nan")}, "min_gain"),
-    ({"max_features": 0}, "max_features"),
-])
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"min_samples_leaf": 0}, "min_samples_leaf"),
+        ({"max_depth": -1}, "max_depth"),
+        ({"max_bins": 1}, "max_bins"),
+        ({"min_gain": float("nan")}, "min_gain"),
+        ({"max_features": 0}, "max_features"),
+    ],
+)
 def test_trees_bad_parameters_name_the_argument(params, name):
     X, Y = np.arange(8.0).reshape(4, 2), np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
     with pytest.raises(ValueError, match=name):
@@ -245,8 +250,7 @@ def test_trees_docstring_examples():
     import doctest
     import importlib
 
-    res = doctest.testmod(importlib.import_module("fmeasure.learners.trees"),
-                          optionflags=doctest.NORMALIZE_WHITESPACE)
+    res = doctest.testmod(importlib.import_module("fmeasure.learners.trees"), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.failed == 0 and res.attempted > 0
 
 

@@ -36,8 +36,18 @@ def test_trees_experiment_table_order_and_bold(tmp_path):
     rows = []
     for dsname in ("b", "a"):
         for i, method in enumerate(reversed([m for ms in MODELS.values() for m in ms])):
-            rows.append({"dataset": dsname, "method": method, "hamming": 10.0 + i, "subset01": 50.0, "f": 60.0 + i,
-                         "jaccard": 50.0, "train_time_s": 1.0, "inference_time_s": 0.1})
+            rows.append(
+                {
+                    "dataset": dsname,
+                    "method": method,
+                    "hamming": 10.0 + i,
+                    "subset01": 50.0,
+                    "f": 60.0 + i,
+                    "jaccard": 50.0,
+                    "train_time_s": 1.0,
+                    "inference_time_s": 0.1,
+                }
+            )
     df = write_trees_table(pd.DataFrame(rows), tmp_path / "t.csv", tmp_path / "t.md", caption="Beyond the paper.")
     assert df["dataset"].tolist()[:5] == ["b"] * 5  # datasets in the order given
     assert df["method"].tolist()[:5] == [m for ms in MODELS.values() for m in ms]

@@ -65,8 +65,12 @@ def test_voting_threshold_is_the_brute_force_best_on_validation_votes():
     # and inside a fitted ensemble, on its own validation votes
     X, Y = _data()
     br = BinaryRelevance(Cs=[1.0], cv=3)
-    members = [("BR", br, {"inference": "mm"}), ("LFP", br, {"inference": "fm"}),
-               ("EFP", EFP(Cs=[1.0], cv=3), {}), ("LFP 0.01", LFP(Cs=[0.01], cv=3), {})]
+    members = [
+        ("BR", br, {"inference": "mm"}),
+        ("LFP", br, {"inference": "fm"}),
+        ("EFP", EFP(Cs=[1.0], cv=3), {}),
+        ("LFP 0.01", LFP(Cs=[0.01], cv=3), {}),
+    ]
     ens = VotingEnsemble(members, validation_size=0.25, random_state=1).fit(X, Y)
     V = ens.validation_predictions_.sum(axis=0)
     Yv = Y[ens.validation_index_]
@@ -91,8 +95,12 @@ def test_voting_shared_fits_are_fitted_once(refit):
     X, Y = _data()
     pcc = ProbabilisticClassifierChain(Cs=[1.0], cv=3)
     br = BinaryRelevance(Cs=[1.0], cv=3)
-    members = [(f"PCC {k} {n} {s}", pcc, {"inference": k, "n_samples": n, "random_state": s})
-               for k in ("fm", "gfm") for n in (20, 50) for s in (1, 2)]
+    members = [
+        (f"PCC {k} {n} {s}", pcc, {"inference": k, "n_samples": n, "random_state": s})
+        for k in ("fm", "gfm")
+        for n in (20, 50)
+        for s in (1, 2)
+    ]
     members += [("BR", br, {"inference": "mm"}), ("LFP", br, {"inference": "fm"})]
     calls = {"pcc": 0, "br": 0, "sample": 0, "marginals": 0}
     pcc_fit, br_fit = ProbabilisticClassifierChain.fit, BinaryRelevance.fit
@@ -102,12 +110,15 @@ def test_voting_shared_fits_are_fitted_once(refit):
         def wrapper(self, *a, **k):
             calls[key] += 1
             return fn(self, *a, **k)
+
         return wrapper
 
-    with mock.patch.object(ProbabilisticClassifierChain, "fit", counted("pcc", pcc_fit)), \
-            mock.patch.object(BinaryRelevance, "fit", counted("br", br_fit)), \
-            mock.patch.object(ProbabilisticClassifierChain, "predict_from_samples", counted("sample", sample)), \
-            mock.patch.object(BinaryRelevance, "predict_marginals", counted("marginals", marg)):
+    with (
+        mock.patch.object(ProbabilisticClassifierChain, "fit", counted("pcc", pcc_fit)),
+        mock.patch.object(BinaryRelevance, "fit", counted("br", br_fit)),
+        mock.patch.object(ProbabilisticClassifierChain, "predict_from_samples", counted("sample", sample)),
+        mock.patch.object(BinaryRelevance, "predict_marginals", counted("marginals", marg)),
+    ):
         ens = VotingEnsemble(members, refit=refit).fit(X, Y)
         assert calls == {"pcc": 1 + refit, "br": 1 + refit, "sample": 4, "marginals": 1}
         P = ens.member_predictions(X[:30])

@@ -21,9 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _paper_tex() -> Path:
-    candidates = [os.environ.get("FMEASURE_PAPER_TEX", ""), ROOT.parent / "shared" / "paper" / "paper.tex",
-                  ROOT.parent.parent / "shared" / "paper" / "paper.tex",
-                  ROOT / "tests" / "data" / "paper" / "tables.tex"]
+    candidates = [
+        os.environ.get("FMEASURE_PAPER_TEX", ""),
+        ROOT.parent / "shared" / "paper" / "paper.tex",
+        ROOT.parent.parent / "shared" / "paper" / "paper.tex",
+        ROOT / "tests" / "data" / "paper" / "tables.tex",
+    ]
     for c in candidates:
         if c and Path(c).is_file():
             return Path(c)
@@ -39,7 +42,12 @@ def _toy(n=150, nt=40, seed=0):
 
 
 CFG = {
-    "Cs": [0.1, 1.0], "cv": 3, "seed": 4, "validation_size": 0.2, "refit": True, "preprocess": True,
+    "Cs": [0.1, 1.0],
+    "cv": 3,
+    "seed": 4,
+    "validation_size": 0.2,
+    "refit": True,
+    "preprocess": True,
     "fits": {"pcc": {"learner": "PCC"}, "br": {"learner": "BR"}},
     "members": [
         {"name": "LFP", "fit": "br", "inference": "fm"},
@@ -127,19 +135,46 @@ def test_voting_claims_hold_on_the_paper_numbers_and_fail_when_reversed():
 
 
 def test_voting_table7_and_figure_are_written(tmp_path):
-    rows = [{"dataset": "toy", "method": m, "f": 50.0 + i, "validation_f": 49.0, "threshold": np.nan,
-             "train_time_s": 1.0, "inference_time_s": 0.1} for i, m in enumerate(voting.PAPER_METHODS)]
-    rows.append({"dataset": "toy", "method": "BR", "f": 40.0, "validation_f": 40.0, "threshold": np.nan,
-                 "train_time_s": 1.0, "inference_time_s": 0.1})
+    rows = [
+        {
+            "dataset": "toy",
+            "method": m,
+            "f": 50.0 + i,
+            "validation_f": 49.0,
+            "threshold": np.nan,
+            "train_time_s": 1.0,
+            "inference_time_s": 0.1,
+        }
+        for i, m in enumerate(voting.PAPER_METHODS)
+    ]
+    rows.append(
+        {
+            "dataset": "toy",
+            "method": "BR",
+            "f": 40.0,
+            "validation_f": 40.0,
+            "threshold": np.nan,
+            "train_time_s": 1.0,
+            "inference_time_s": 0.1,
+        }
+    )
     table = voting.run_table7([pd.DataFrame(rows)])
     assert table["source"].tolist() == ["ours"] * 8 + ["paper"] * 8  # BR is a member, not a row of Table 7
     claims = voting.run_claims(table)
-    voting.write_table7(table, claims, tmp_path / "t.csv", tmp_path / "t.md", tmp_path / "c.csv", tmp_path / "c.md",
-                        n_members=16)
+    voting.write_table7(
+        table, claims, tmp_path / "t.csv", tmp_path / "t.md", tmp_path / "c.csv", tmp_path / "c.md", n_members=16
+    )
     md = (tmp_path / "t.md").read_text()
     assert "**toy**" in md and "not reproducible here" in md and "**57.00**" in md
-    curve = pd.DataFrame({"dataset": ["a"] * 3 + ["b"] * 3, "n_members": [1, 2, 4] * 2, "threshold": [1, 1, 2] * 2,
-                          "validation_f": [50.0, 51, 52] * 2, "f": [49.0, 50, 53] * 2})
+    curve = pd.DataFrame(
+        {
+            "dataset": ["a"] * 3 + ["b"] * 3,
+            "n_members": [1, 2, 4] * 2,
+            "threshold": [1, 1, 2] * 2,
+            "validation_f": [50.0, 51, 52] * 2,
+            "f": [49.0, 50, 53] * 2,
+        }
+    )
     voting.write_figure(curve, tmp_path / "f.png", tmp_path / "f.pdf")
     assert (tmp_path / "f.png").stat().st_size > 1000 and (tmp_path / "f.pdf").is_file()
 

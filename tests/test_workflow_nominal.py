@@ -9,15 +9,27 @@ import subprocess
 import sys
 
 import pandas as pd
-
 from _mirror import ROOT, snakemake_env
 
 
 def test_flags_and_genbase_run_through_every_dataset_stage(tmp_path):
     env = snakemake_env()
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
-           "--configfile", str(ROOT / "config" / "smoke.yaml"), str(ROOT / "tests" / "configs" / "nominal.yaml"),
-           "--cores", "2", "--quiet", "progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(ROOT / "Snakefile"),
+        "--directory",
+        str(tmp_path),
+        "--configfile",
+        str(ROOT / "config" / "smoke.yaml"),
+        str(ROOT / "tests" / "configs" / "nominal.yaml"),
+        "--cores",
+        "2",
+        "--quiet",
+        "progress",
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     assert out.returncode == 0, f"{out.stdout[-3000:]}\n{out.stderr[-6000:]}"
     tables = tmp_path / "results" / "tables"

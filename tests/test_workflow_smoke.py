@@ -18,21 +18,33 @@ import pandas as pd
 import psutil  # a dependency of Snakemake
 import pytest
 import yaml
+from _browser import check_page, chromium
+from _mirror import ROOT, TEST_DATA, snakemake_env
 
 from fmeasure.experiments.findings import paper_claims
 from fmeasure.experiments.report import markdown_to_html, stale_numbers
-
-from _browser import check_page, chromium
-
-from _mirror import ROOT, TEST_DATA, snakemake_env
 
 MIRROR = str(TEST_DATA)
 
 
 def _run(workdir: Path, *extra):
     env = snakemake_env(MIRROR)
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "--quiet", "progress", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(ROOT / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(ROOT / "config" / "smoke.yaml"),
+        "--cores",
+        "2",
+        "--quiet",
+        "progress",
+        *extra,
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, env=env)
     assert out.returncode == 0, f"snakemake failed:\n{out.stdout[-4000:]}\n{out.stderr[-8000:]}"
     return out
@@ -42,7 +54,11 @@ def _tables(workdir: Path) -> dict:
     tables = {}
     for path in sorted((workdir / "results" / "tables").glob("*.csv")):
         df = pd.read_csv(path)
-        keep = [c for c in df.columns if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")]
+        keep = [
+            c
+            for c in df.columns
+            if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")
+        ]
         tables[path.name] = df[keep]
     return tables
 
@@ -60,7 +76,9 @@ def test_smoke_run_builds_table1_and_report(smoke_run):
     assert t1[["n_train", "n_test", "m", "d"]].values.tolist() == [[100, 50, 6, 294], [150, 60, 14, 103]]
     report = (smoke_run / "results" / "report.md").read_text()
     assert "## Datasets (Table 1)" in report
-    for png in (smoke_run / "results" / "figures").glob("*.png") if (smoke_run / "results" / "figures").exists() else []:
+    for png in (
+        (smoke_run / "results" / "figures").glob("*.png") if (smoke_run / "results" / "figures").exists() else []
+    ):
         assert png.stat().st_size > 1000, f"{png} looks empty"
         assert png.with_suffix(".pdf").is_file(), f"{png} has no PDF twin"
 
@@ -144,8 +162,18 @@ def test_forced_rerun_reproduces_every_table(smoke_run, tmp_path):
 
 
 def _snakemake_cmd(workdir: Path, *extra):
-    return [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir),
-            "--configfile", str(ROOT / "config" / "smoke.yaml"), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(ROOT / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(ROOT / "config" / "smoke.yaml"),
+        *extra,
+    ]
 
 
 def test_adding_a_mirror_or_changing_a_url_reruns_nothing(smoke_run, tmp_path):

@@ -16,8 +16,9 @@ import pandas as pd
 
 
 def _untimed(df: pd.DataFrame) -> pd.DataFrame:
-    keep = [c for c in df.columns
-            if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")]
+    keep = [
+        c for c in df.columns if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")
+    ]
     return df[keep]
 
 

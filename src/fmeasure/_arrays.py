@@ -108,8 +108,9 @@ def support_input(support, probs):
     if single:
         pr = pr[None]
     if pr.shape != Y.shape[:2]:
-        raise ValueError(f"probs: shape {pr.shape if not single else pr.shape[1:]} does not match the "
-                         f"{Y.shape[1]} support vectors")
+        raise ValueError(
+            f"probs: shape {pr.shape if not single else pr.shape[1:]} does not match the {Y.shape[1]} support vectors"
+        )
     pr = check_unit(pr, "probs")
     tot = pr.sum(axis=1)
     bad = np.abs(tot - 1.0) > 1e-6
@@ -138,7 +139,6 @@ def out(h, value, single):
     if single:
         return h[0], float(value[0])
     return h, np.asarray(value, dtype=np.float64)
-
 
 
 def first_max(vals, tol=TIE_TOL):
@@ -246,7 +246,6 @@ def p_counts(Y, w, sparse, smax=None):
     # one-hot matrix of their counts (2-3x faster than scattering the nonzeros with bincount).
     for sl in chunks(n, S * (m + top) * 16):
         onehot = np.zeros((sl.stop - sl.start, S, top))
-        np.put_along_axis(onehot, np.maximum(s[sl] - 1, 0)[:, :, None],
-                          (w[sl] * (s[sl] > 0))[:, :, None], axis=2)
+        np.put_along_axis(onehot, np.maximum(s[sl] - 1, 0)[:, :, None], (w[sl] * (s[sl] > 0))[:, :, None], axis=2)
         out[sl, :, :top] = np.matmul(Y[sl].transpose(0, 2, 1).astype(np.float64), onehot)
     return out

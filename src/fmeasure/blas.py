@@ -17,11 +17,13 @@ def single_threaded_blas(fn):
     (5151 x 18) @ (18 x 20) product with OpenBLAS on 2 loaded cores). The controller is created
     once; entering/leaving the limit costs ~30 microseconds.
     """
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         global _BLAS_CONTROLLER
         if _BLAS_CONTROLLER is None:
             from threadpoolctl import ThreadpoolController
+
             _BLAS_CONTROLLER = ThreadpoolController()
         with _BLAS_CONTROLLER.limit(limits=1, user_api="blas"):
             return fn(*args, **kwargs)

@@ -161,8 +161,16 @@ def sha256_of(path) -> str:
     return digest.hexdigest()
 
 
-def fetch_file(target, *, sha256: str, mirrors=(), subdir: str = "", url: str | None = None,
-               timeout: float = 60.0, size: int | None = None) -> str:
+def fetch_file(
+    target,
+    *,
+    sha256: str,
+    mirrors=(),
+    subdir: str = "",
+    url: str | None = None,
+    timeout: float = 60.0,
+    size: int | None = None,
+) -> str:
     """Put a verified, uncompressed copy of a dataset file at ``target``.
 
     Looks in the mirror folders first (plain or ``.gz``), then downloads ``url``. The content's
@@ -218,9 +226,7 @@ def fetch_file(target, *, sha256: str, mirrors=(), subdir: str = "", url: str | 
             )
         actual = sha256_of(tmp)
         if actual != sha256:
-            raise DatasetError(
-                f"{origin}: sha256 mismatch for {target.name}: expected {sha256}, got {actual}"
-            )
+            raise DatasetError(f"{origin}: sha256 mismatch for {target.name}: expected {sha256}, got {actual}")
     return origin
 
 
@@ -505,13 +511,19 @@ def encode_features(name: str, attributes, F_train, F_test, nominal: str = "oneh
             raise DatasetError(f"dataset {name!r}: feature {names[cols[0]]!r} has missing values ('?')")
         parts.append(X)
     if dropped_id:
-        log.info("%s: dropped %d identifier attribute(s) (a category per instance): %s",
-                 name, len(dropped_id), dropped_id)
+        log.info(
+            "%s: dropped %d identifier attribute(s) (a category per instance): %s", name, len(dropped_id), dropped_id
+        )
     if dropped_str:
         log.info("%s: dropped %d string attribute(s): %s", name, len(dropped_str), dropped_str)
     if expanded:
-        log.info("%s: %d nominal feature(s) one-hot encoded into %d columns: %s", name, len(expanded),
-                 sum(k for _, k in expanded), ", ".join(f"{a} ({k})" for a, k in expanded))
+        log.info(
+            "%s: %d nominal feature(s) one-hot encoded into %d columns: %s",
+            name,
+            len(expanded),
+            sum(k for _, k in expanded),
+            ", ".join(f"{a} ({k})" for a, k in expanded),
+        )
     elif nominal == "ordinal" and any(isinstance(attributes[j][1], list) and len(attributes[j][1]) > 2 for j in keep):
         log.info("%s: nominal features with more than two categories used as ordinal codes", name)
     return parts[0], parts[1], names
@@ -521,8 +533,7 @@ def _read_libsvm(path: Path, n_features: int, n_labels: int, zero_based_features
     from sklearn.datasets import load_svmlight_file
 
     try:
-        X, y = load_svmlight_file(str(path), n_features=n_features, multilabel=True,
-                                  zero_based=zero_based_features)
+        X, y = load_svmlight_file(str(path), n_features=n_features, multilabel=True, zero_based=zero_based_features)
     except Exception as exc:
         raise DatasetError(f"{path}: cannot parse LibSVM ({exc.__class__.__name__}: {exc})") from None
     Y = np.zeros((X.shape[0], n_labels), dtype=np.int8)
@@ -603,8 +614,14 @@ def parse(name: str, entry: dict, raw_dir, nominal: str = "onehot") -> Dataset:
 def _pack(prefix: str, X, out: dict):
     if sp.issparse(X):
         X = X.tocsr()
-        out.update({f"{prefix}_data": X.data, f"{prefix}_indices": X.indices,
-                    f"{prefix}_indptr": X.indptr, f"{prefix}_shape": np.asarray(X.shape)})
+        out.update(
+            {
+                f"{prefix}_data": X.data,
+                f"{prefix}_indices": X.indices,
+                f"{prefix}_indptr": X.indptr,
+                f"{prefix}_shape": np.asarray(X.shape),
+            }
+        )
     else:
         out[prefix] = np.ascontiguousarray(X)
 
@@ -612,16 +629,21 @@ def _pack(prefix: str, X, out: dict):
 def _unpack(prefix: str, z):
     if prefix in z:
         return z[prefix]
-    return sp.csr_matrix((z[f"{prefix}_data"], z[f"{prefix}_indices"], z[f"{prefix}_indptr"]),
-                         shape=tuple(z[f"{prefix}_shape"]))
+    return sp.csr_matrix(
+        (z[f"{prefix}_data"], z[f"{prefix}_indices"], z[f"{prefix}_indptr"]), shape=tuple(z[f"{prefix}_shape"])
+    )
 
 
 def save(ds: Dataset, path) -> None:
     """Write ``ds`` to a compressed ``.npz`` cache, atomically."""
-    out = {"name": np.asarray(ds.name), "Y_train": ds.Y_train, "Y_test": ds.Y_test,
-           "label_names": np.asarray(ds.label_names, dtype=str),
-           "feature_names": np.asarray(ds.feature_names, dtype=str),
-           "n_attributes": np.asarray(ds.n_attributes if ds.n_attributes is not None else ds.n_features)}
+    out = {
+        "name": np.asarray(ds.name),
+        "Y_train": ds.Y_train,
+        "Y_test": ds.Y_test,
+        "label_names": np.asarray(ds.label_names, dtype=str),
+        "feature_names": np.asarray(ds.feature_names, dtype=str),
+        "n_attributes": np.asarray(ds.n_attributes if ds.n_attributes is not None else ds.n_features),
+    }
     _pack("X_train", ds.X_train, out)
     _pack("X_test", ds.X_test, out)
     with atomic_output(path, suffix=".npz") as tmp:
@@ -644,9 +666,12 @@ def load(path) -> Dataset:
         with np.load(path, allow_pickle=False) as z:
             return Dataset(
                 name=str(z["name"]),
-                X_train=_unpack("X_train", z), Y_train=z["Y_train"],
-                X_test=_unpack("X_test", z), Y_test=z["Y_test"],
-                label_names=z["label_names"].tolist(), feature_names=z["feature_names"].tolist(),
+                X_train=_unpack("X_train", z),
+                Y_train=z["Y_train"],
+                X_test=_unpack("X_test", z),
+                Y_test=z["Y_test"],
+                label_names=z["label_names"].tolist(),
+                feature_names=z["feature_names"].tolist(),
                 n_attributes=int(z["n_attributes"]) if "n_attributes" in z else None,
             )
     except (OSError, KeyError, ValueError) as exc:
@@ -692,8 +717,12 @@ def describe_empty_label_sets(counts: dict, jaccard_empty: float) -> str:
     k = sum(int(a) for a, _ in counts.values())
     n = sum(int(b) for _, b in counts.values())
     if k == 0:
-        return (f"0 of {n} test instances have an empty label set, so the Jaccard convention for "
-                "empty/empty changes no number here.")
+        return (
+            f"0 of {n} test instances have an empty label set, so the Jaccard convention for "
+            "empty/empty changes no number here."
+        )
     per = ", ".join(f"{name} {int(a)} of {int(b)}" for name, (a, b) in counts.items())
-    return (f"{k} of {n} test instances have an empty label set ({per}); "
-            f"Jaccard(empty, empty) = {jaccard_empty:g} scores an empty prediction for them.")
+    return (
+        f"{k} of {n} test instances have an empty label set ({per}); "
+        f"Jaccard(empty, empty) = {jaccard_empty:g} scores an empty prediction for them."
+    )

@@ -167,8 +167,9 @@ def joint_mode(Y, weights=None):
     for sl in chunks(n, S * (m // 8 + 64)):
         nb = sl.stop - sl.start
         packed = np.packbits(Y[sl].astype(np.uint8), axis=2)  # (nb, S, B)
-        key = np.concatenate([np.repeat(np.arange(nb, dtype=">u4").view(np.uint8).reshape(nb, 1, 4),
-                                        S, axis=1), packed], axis=2)
+        key = np.concatenate(
+            [np.repeat(np.arange(nb, dtype=">u4").view(np.uint8).reshape(nb, 1, 4), S, axis=1), packed], axis=2
+        )
         B = key.shape[2]
         keyv = np.ascontiguousarray(key).reshape(nb * S, B).view(f"V{B}").ravel()
         uniq, first, inv = np.unique(keyv, return_index=True, return_inverse=True)

@@ -100,8 +100,15 @@ def script_logging(snakemake, level=logging.INFO) -> logging.Logger:
     return logger
 
 
-def progress(iterable, *, total: int | None = None, desc: str = "done", logger: logging.Logger | None = None,
-             every: float = 5.0, bar: bool = False):
+def progress(
+    iterable,
+    *,
+    total: int | None = None,
+    desc: str = "done",
+    logger: logging.Logger | None = None,
+    every: float = 5.0,
+    bar: bool = False,
+):
     """Yield the items of ``iterable`` and report progress on long work.
 
     A line ``<desc> k of total (elapsed s)`` goes to ``logger`` (default: this module's) after the

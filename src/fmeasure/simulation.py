@@ -315,8 +315,16 @@ def summarize_probs(probs: np.ndarray, m: int) -> ExactSummary:
     )
 
 
-def draw_model(kind: str, n_labels: int, rng: np.random.Generator, *, weight_mean: float,
-               bias_mean: float = 0.0, scale: float, scale_is: str) -> IndependentModel | ChainModel:
+def draw_model(
+    kind: str,
+    n_labels: int,
+    rng: np.random.Generator,
+    *,
+    weight_mean: float,
+    bias_mean: float = 0.0,
+    scale: float,
+    scale_is: str,
+) -> IndependentModel | ChainModel:
     """Draw one model (one set of weights) of the given kind.
 
     Independent: ``w_i ~ N(weight_mean, scale)``. Chain: ``w_ij ~ N(weight_mean, scale)`` for
@@ -344,9 +352,15 @@ def make_model(kind: str, index: int, sim: dict) -> IndependentModel | ChainMode
     """The ``index``-th model of a data model, from the ``simulations`` config block."""
     _check_kind(kind)
     spec = sim["data_models"][kind]
-    return draw_model(kind, sim["n_labels"], stream(sim["seed"], kind, index, "weights"),
-                      weight_mean=spec["weight_mean"], bias_mean=spec.get("bias_mean", 0.0),
-                      scale=sim["scale"], scale_is=sim["scale_is"])
+    return draw_model(
+        kind,
+        sim["n_labels"],
+        stream(sim["seed"], kind, index, "weights"),
+        weight_mean=spec["weight_mean"],
+        bias_mean=spec.get("bias_mean", 0.0),
+        scale=sim["scale"],
+        scale_is=sim["scale_is"],
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -387,7 +401,7 @@ class TestStatistics:
     jaccard_empty: float = 1.0
 
     @classmethod
-    def from_sample(cls, Y: np.ndarray, *, jaccard_empty: float = 1.0) -> "TestStatistics":
+    def from_sample(cls, Y: np.ndarray, *, jaccard_empty: float = 1.0) -> TestStatistics:
         """Compute the statistics of a test sample ``Y`` (n, m) of 0/1 values."""
         Y = np.asarray(Y)
         if Y.ndim != 2 or Y.shape[0] == 0 or Y.shape[1] == 0:
@@ -545,34 +559,46 @@ def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -
             keys.append((n, inference.METHOD_LABELS[method]))
     H = np.concatenate(preds)
     scores = stats.evaluate(H)
-    frame = pd.DataFrame({
-        "data_model": kind,
-        "model": index,
-        "train_size": np.repeat([k[0] for k in keys], n_sets),
-        "train_set": np.tile(np.arange(n_sets), len(keys)),
-        "method": np.repeat([k[1] for k in keys], n_sets),
-        **scores,
-    })
+    frame = pd.DataFrame(
+        {
+            "data_model": kind,
+            "model": index,
+            "train_size": np.repeat([k[0] for k in keys], n_sets),
+            "train_set": np.tile(np.arange(n_sets), len(keys)),
+            "method": np.repeat([k[1] for k in keys], n_sets),
+            **scores,
+        }
+    )
     bayes_h, bayes_v = bayes_predictions(model)
     names = list(bayes_h)
     test_vals = stats.evaluate(np.stack([bayes_h[n] for n in names]))
-    ref = pd.DataFrame({
-        "data_model": kind,
-        "model": index,
-        "measure": names,
-        "bayes": [bayes_v[n] for n in names],
-        "bayes_test": [test_vals[n][i] for i, n in enumerate(names)],
-    })
-    log.info("%s model %d: %d predictions (%d distinct test rows) in %.2f s", kind, index, len(H),
-             len(stats.codes), time.perf_counter() - t0)
+    ref = pd.DataFrame(
+        {
+            "data_model": kind,
+            "model": index,
+            "measure": names,
+            "bayes": [bayes_v[n] for n in names],
+            "bayes_test": [test_vals[n][i] for i, n in enumerate(names)],
+        }
+    )
+    log.info(
+        "%s model %d: %d predictions (%d distinct test rows) in %.2f s",
+        kind,
+        index,
+        len(H),
+        len(stats.codes),
+        time.perf_counter() - t0,
+    )
     return frame, ref
 
 
 def run_models(kind: str, indices, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`run_model` for several model indices, concatenated."""
     indices = [int(i) for i in indices]
-    parts = [run_model(kind, i, sim, jaccard_empty=jaccard_empty)
-             for i in progress(indices, desc=f"{kind}: models done", logger=log)]
+    parts = [
+        run_model(kind, i, sim, jaccard_empty=jaccard_empty)
+        for i in progress(indices, desc=f"{kind}: models done", logger=log)
+    ]
     return pd.concat([p[0] for p in parts], ignore_index=True), pd.concat([p[1] for p in parts], ignore_index=True)
 
 
@@ -580,8 +606,9 @@ def run_models(kind: str, indices, sim: dict, *, jaccard_empty: float = 1.0) -> 
 # running times (Figure 4)
 
 
-def time_methods(n_labels_grid, *, n_train: int, repeats: int, seed: int, sim: dict,
-                 kind: str = "chain", inner: int = 3) -> pd.DataFrame:
+def time_methods(
+    n_labels_grid, *, n_train: int, repeats: int, seed: int, sim: dict, kind: str = "chain", inner: int = 3
+) -> pd.DataFrame:
     """Estimation and inference time of MM, JM, FM and GFM against the number of labels.
 
     For each ``m`` one model of ``kind`` is drawn and ``repeats`` training samples of ``n_train``
@@ -605,8 +632,15 @@ def time_methods(n_labels_grid, *, n_train: int, repeats: int, seed: int, sim: d
     spec = sim["data_models"][kind]
     for m in n_labels_grid:
         rng = stream(seed, kind, int(m), "timing")
-        model = draw_model(kind, int(m), rng, weight_mean=spec["weight_mean"], bias_mean=spec.get("bias_mean", 0.0),
-                           scale=sim["scale"], scale_is=sim["scale_is"])
+        model = draw_model(
+            kind,
+            int(m),
+            rng,
+            weight_mean=spec["weight_mean"],
+            bias_mean=spec.get("bias_mean", 0.0),
+            scale=sim["scale"],
+            scale_is=sim["scale_is"],
+        )
         for r in range(-1, repeats):  # r = -1: an untimed warm-up round (first-call overheads)
             Y = model.sample(n_train, rng)
             steps = {}

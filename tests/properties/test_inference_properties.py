@@ -1,14 +1,25 @@
 """Hypothesis properties of the inference core: permutation invariance, GFM dominance, identities."""
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from fmeasure import estimation as est
 from fmeasure import metrics
-from fmeasure.inference import (brute_force, expected_f, expected_f_independent, fm, gfm,
-                                gfm_from_p, jansche, joint_mode, lewis, marginal_modes,
-                                threshold_marginals)
+from fmeasure.inference import (
+    brute_force,
+    expected_f,
+    expected_f_independent,
+    fm,
+    gfm,
+    gfm_from_p,
+    jansche,
+    joint_mode,
+    lewis,
+    marginal_modes,
+    threshold_marginals,
+)
 
 SETTINGS = settings(max_examples=150, deadline=None)
 
@@ -62,14 +73,21 @@ def test_gfm_dominates_every_method_and_equals_brute_force(d):
     assert abs(v - vb) < 1e-9 and abs(vp - vb) < 1e-9
     assert abs(expected_f(Y, pr, h) - v) < 1e-9 and abs(expected_f(Y, pr, hp) - v) < 1e-9
     p = est.marginals(Y, pr)
-    for g in (fm(p)[0], jansche(p)[0], lewis(p)[0], marginal_modes(p)[0], joint_mode(Y, pr)[0],
-              threshold_marginals(Y, pr)[0], np.zeros_like(h), np.ones_like(h)):
+    for g in (
+        fm(p)[0],
+        jansche(p)[0],
+        lewis(p)[0],
+        marginal_modes(p)[0],
+        joint_mode(Y, pr)[0],
+        threshold_marginals(Y, pr)[0],
+        np.zeros_like(h),
+        np.ones_like(h),
+    ):
         assert expected_f(Y, pr, g) <= v + 1e-9
 
 
 @SETTINGS
-@given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 8)),
-              elements=st.floats(0.0, 1.0)))
+@given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 8)), elements=st.floats(0.0, 1.0)))
 def test_fm_dominates_under_independence(P):
     h, v = fm(P)
     np.testing.assert_allclose(jansche(P)[1], v, atol=1e-12)
@@ -95,8 +113,7 @@ def test_estimation_identities(d):
 
 
 @SETTINGS
-@given(arrays(np.int8, st.tuples(st.integers(1, 5), st.integers(1, 6)), elements=st.integers(0, 1)),
-       st.data())
+@given(arrays(np.int8, st.tuples(st.integers(1, 5), st.integers(1, 6)), elements=st.integers(0, 1)), st.data())
 def test_metric_identities(A, data):
     B = data.draw(arrays(np.int8, A.shape, elements=st.integers(0, 1)))
     F = metrics.f_measure(A, B)

@@ -24,16 +24,22 @@ from snakemake.settings.types import (
 def audit(snakefile: Path, configfiles: list[Path]) -> list[tuple[str, bool, dict]]:
     """[(rule name, submitted to Slurm?, {declared resource: raw value incl. threads})]."""
     with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
-        wf = api.workflow(resource_settings=ResourceSettings(),
-                          config_settings=ConfigSettings(configfiles=configfiles),
-                          storage_settings=StorageSettings(), snakefile=snakefile,
-                          workdir=Path.cwd())
+        wf = api.workflow(
+            resource_settings=ResourceSettings(),
+            config_settings=ConfigSettings(configfiles=configfiles),
+            storage_settings=StorageSettings(),
+            snakefile=snakefile,
+            workdir=Path.cwd(),
+        )
         w = wf._workflow  # the parsed workflow; Snakemake has no public accessor for it
         rows = []
         for rule in sorted(w.rules, key=lambda r: r.name):
             remote = not (rule.name in w._localrules or rule.norun)
-            declared = {("threads" if k == "_cores" else k): getattr(v, "raw", v)
-                        for k, v in rule.resources.items() if k not in ("_nodes", "tmpdir")}
+            declared = {
+                ("threads" if k == "_cores" else k): getattr(v, "raw", v)
+                for k, v in rule.resources.items()
+                if k not in ("_nodes", "tmpdir")
+            }
             rows.append((rule.name, remote, declared))
         return rows
 

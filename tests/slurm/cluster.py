@@ -48,8 +48,19 @@ APT_PACKAGES = ("slurmctld", "slurmd", "slurm-client", "munge")
 #: Executables the cluster needs.
 REQUIRED_EXECUTABLES = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")
 #: Client commands wrapped in ``<root>/bin`` so that they find this cluster's slurm.conf.
-CLIENT_COMMANDS = ("sbatch", "srun", "salloc", "squeue", "scancel", "scontrol", "sinfo",
-                   "sacct", "sacctmgr", "sshare", "sstat")
+CLIENT_COMMANDS = (
+    "sbatch",
+    "srun",
+    "salloc",
+    "squeue",
+    "scancel",
+    "scontrol",
+    "sinfo",
+    "sacct",
+    "sacctmgr",
+    "sshare",
+    "sstat",
+)
 #: Name of the single partition (the default one, so jobs without ``-p`` land there).
 PARTITION = "debug"
 
@@ -89,11 +100,17 @@ def ensure_slurm_installed(timeout: float = 300.0) -> None:
     out = ""
     for attempt in ("install", "update+install"):
         if attempt == "update+install":
-            upd = subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True,
-                                 text=True, timeout=max(1.0, deadline - time.monotonic()))
+            upd = subprocess.run(
+                ["apt-get", "update", "-q"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=max(1.0, deadline - time.monotonic()),
+            )
             out += upd.stdout + upd.stderr
-        res = subprocess.run(install, env=env, capture_output=True, text=True,
-                             timeout=max(1.0, deadline - time.monotonic()))
+        res = subprocess.run(
+            install, env=env, capture_output=True, text=True, timeout=max(1.0, deadline - time.monotonic())
+        )
         out += res.stdout + res.stderr
         if res.returncode == 0 and not _missing_executables():
             return
@@ -117,8 +134,7 @@ def _free_ports(n: int) -> list[int]:
 
 def _node_hardware() -> dict[str, str]:
     """Parse ``slurmd -C`` (``NodeName=vm CPUs=2 ... RealMemory=24105``) into a dict."""
-    out = subprocess.run(["slurmd", "-C"], capture_output=True, text=True, timeout=30,
-                         check=True).stdout
+    out = subprocess.run(["slurmd", "-C"], capture_output=True, text=True, timeout=30, check=True).stdout
     line = next(ln for ln in out.splitlines() if ln.startswith("NodeName="))
     return dict(field.split("=", 1) for field in line.split())
 
@@ -147,8 +163,7 @@ class SlurmCluster:
     ...     subprocess.run(["sbatch", "--wrap", "true"], env=c.env(), check=True)
     """
 
-    def __init__(self, root: Path, *, start_timeout: float = 30.0, min_job_age: int = 600,
-                 cpus: int | None = None):
+    def __init__(self, root: Path, *, start_timeout: float = 30.0, min_job_age: int = 600, cpus: int | None = None):
         self.root = Path(root)
         self.cpus = cpus
         self.start_timeout = start_timeout
@@ -216,12 +231,12 @@ SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket={self.munge_socket}
-StateSaveLocation={r / 'state'}
-SlurmdSpoolDir={r / 'spool'}
-SlurmctldPidFile={r / 'slurmctld.pid'}
-SlurmdPidFile={r / 'slurmd.pid'}
-SlurmctldLogFile={r / 'slurmctld.log'}
-SlurmdLogFile={r / 'slurmd.log'}
+StateSaveLocation={r / "state"}
+SlurmdSpoolDir={r / "spool"}
+SlurmctldPidFile={r / "slurmctld.pid"}
+SlurmdPidFile={r / "slurmd.pid"}
+SlurmctldLogFile={r / "slurmctld.log"}
+SlurmdLogFile={r / "slurmd.log"}
 SlurmctldDebug=info
 SlurmdDebug=info
 # no systemd/cgroups here
@@ -253,9 +268,14 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
         out = open(self.root / f"{name}.stdout", "wb")
         try:
             # own session: a Ctrl-C on the test does not hit the daemons before teardown
-            self.procs[name] = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                                stdin=subprocess.DEVNULL, env=self.env(),
-                                                start_new_session=True)
+            self.procs[name] = subprocess.Popen(
+                cmd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self.env(),
+                start_new_session=True,
+            )
         finally:
             out.close()
         log.info("started %s (pid %d): %s", name, self.procs[name].pid, " ".join(cmd))
@@ -265,17 +285,14 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
         while time.monotonic() < deadline:
             proc = self.procs[name]
             if proc.poll() is not None:
-                raise RuntimeError(f"{name} exited with {proc.returncode} while {what}:\n"
-                                   + self.tail(name))
+                raise RuntimeError(f"{name} exited with {proc.returncode} while {what}:\n" + self.tail(name))
             if ready():
                 return
             time.sleep(0.2)
-        raise RuntimeError(f"timed out after {self.start_timeout:.0f} s {what}:\n"
-                           + self.tail(name))
+        raise RuntimeError(f"timed out after {self.start_timeout:.0f} s {what}:\n" + self.tail(name))
 
     def _run(self, cmd: list[str], timeout: float = 10.0) -> subprocess.CompletedProcess:
-        return subprocess.run(cmd, env=self.env(), capture_output=True, text=True,
-                              timeout=timeout)
+        return subprocess.run(cmd, env=self.env(), capture_output=True, text=True, timeout=timeout)
 
     def _ok(self, cmd: list[str], pattern: str) -> bool:
         try:
@@ -284,23 +301,37 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
             return False
         return res.returncode == 0 and re.search(pattern, res.stdout) is not None
 
-    def start(self) -> "SlurmCluster":
+    def start(self) -> SlurmCluster:
         """Write the config and start munged, slurmctld, slurmd; wait for an idle node."""
         try:
             self._write_config()
             r = self.root
-            self._spawn("munged", [
-                "munged", "--foreground", "--force", f"--socket={self.munge_socket}",
-                f"--key-file={r / 'munge' / 'munge.key'}", f"--pid-file={r / 'munged.pid'}",
-                f"--log-file={r / 'munged.log'}", f"--seed-file={r / 'munge' / 'seed'}",
-            ])
+            self._spawn(
+                "munged",
+                [
+                    "munged",
+                    "--foreground",
+                    "--force",
+                    f"--socket={self.munge_socket}",
+                    f"--key-file={r / 'munge' / 'munge.key'}",
+                    f"--pid-file={r / 'munged.pid'}",
+                    f"--log-file={r / 'munged.log'}",
+                    f"--seed-file={r / 'munge' / 'seed'}",
+                ],
+            )
             self._wait("munged", self.munge_socket.exists, "waiting for the munge socket")
             self._spawn("slurmctld", ["slurmctld", "-D", "-i", "-f", str(self.conf)])
-            self._wait("slurmctld", lambda: self._ok(["scontrol", "ping"], r"is UP"),
-                       "waiting for slurmctld to answer `scontrol ping`")
+            self._wait(
+                "slurmctld",
+                lambda: self._ok(["scontrol", "ping"], r"is UP"),
+                "waiting for slurmctld to answer `scontrol ping`",
+            )
             self._spawn("slurmd", ["slurmd", "-D", "-f", str(self.conf)])
-            self._wait("slurmd", lambda: self._ok(["sinfo", "-h", "-o", "%t"], r"^idle"),
-                       "waiting for the node to be idle in `sinfo`")
+            self._wait(
+                "slurmd",
+                lambda: self._ok(["sinfo", "-h", "-o", "%t"], r"^idle"),
+                "waiting for the node to be idle in `sinfo`",
+            )
         except BaseException:
             self.stop()
             raise
@@ -314,7 +345,8 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
                 self._run(["scancel", "--full", f"--partition={PARTITION}"], timeout=10)
                 deadline = time.monotonic() + timeout
                 while time.monotonic() < deadline and self._ok(
-                        ["squeue", "-h", "-t", "PD,R,CG,CF,S", "-o", "%i"], r"\d"):
+                    ["squeue", "-h", "-t", "PD,R,CG,CF,S", "-o", "%i"], r"\d"
+                ):
                     time.sleep(0.5)
             except (OSError, subprocess.SubprocessError) as exc:
                 log.warning("could not cancel jobs before teardown: %s", exc)
@@ -331,7 +363,7 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
                 proc.wait(timeout=timeout)
             log.info("stopped %s (pid %d)", name, proc.pid)
 
-    def __enter__(self) -> "SlurmCluster":
+    def __enter__(self) -> SlurmCluster:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -11,5 +11,4 @@ tables = {name: pd.read_csv(inp[name]) for name in params.tables}
 rows = [pd.read_csv(p) for p in inp.runs]
 table = run_ablations(tables, rows, params.settings, params.threshold)
 findings = write_ablations(table, params.settings, params.threshold, out.csv, out.md, out.summary, out.findings)
-log.info("%d deviations, %d explained\n%s", len(table), int((findings.verdict == "explained").sum()),
-         table.to_string())
+log.info("%d deviations, %d explained\n%s", len(table), int((findings.verdict == "explained").sum()), table.to_string())

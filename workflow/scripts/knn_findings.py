@@ -5,6 +5,13 @@ from fmeasure.io import script_logging
 
 log = script_logging(snakemake)  # noqa: F821
 inp, par = snakemake.input, snakemake.params  # noqa: F821
-rows = write_findings(inp.instances, inp.table2, inp.table3, snakemake.output[0],  # noqa: F821
-                      z=par.z, n_boot=par.n_boot, seed=par.seed)
+rows = write_findings(
+    inp.instances,
+    inp.table2,
+    inp.table3,
+    snakemake.output[0],  # noqa: F821
+    z=par.z,
+    n_boot=par.n_boot,
+    seed=par.seed,
+)
 log.info("%d findings written", len(rows))

@@ -24,7 +24,11 @@ captions = {
 }
 write_tables(
     results,
-    table2_csv=out.table2, table2_md=out.table2_md, table3_csv=out.table3, table3_md=out.table3_md,
-    caption2=captions["table2"], caption3=captions["table3"],
+    table2_csv=out.table2,
+    table2_md=out.table2_md,
+    table3_csv=out.table3,
+    table3_md=out.table3_md,
+    caption2=captions["table2"],
+    caption3=captions["table3"],
 )
 log.info("Tables 2 and 3 written for %s", sorted(results["dataset"].unique()))

@@ -8,8 +8,13 @@ from fmeasure.io import atomic_output, script_logging
 
 log = script_logging(snakemake)  # noqa: F821
 ds = datasets.load(snakemake.input[0])  # noqa: F821
-rec, instances = run_learner(ds, snakemake.wildcards.learner, snakemake.params.cfg,  # noqa: F821
-                             n_jobs=snakemake.threads, return_instances=True)  # noqa: F821
+rec, instances = run_learner(
+    ds,
+    snakemake.wildcards.learner,
+    snakemake.params.cfg,  # noqa: F821
+    n_jobs=snakemake.threads,
+    return_instances=True,
+)  # noqa: F821
 with atomic_output(snakemake.output.record) as tmp:  # noqa: F821
     with open(tmp, "w") as fh:
         json.dump(rec, fh, indent=1)

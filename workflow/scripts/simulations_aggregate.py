@@ -5,7 +5,15 @@ from fmeasure.io import script_logging
 
 log = script_logging(snakemake)  # noqa: F821
 inp, out, par = snakemake.input, snakemake.output, snakemake.params  # noqa: F821
-claims = write_summaries(inp.scores, inp.reference, kinds=par.kinds, summary_csvs=out.figures,
-                         claims_csv=out.claims_csv, claims_md=out.claims_md, regret_csv=out.regret_csv,
-                         regret_md=out.regret_md, z=par.z)
+claims = write_summaries(
+    inp.scores,
+    inp.reference,
+    kinds=par.kinds,
+    summary_csvs=out.figures,
+    claims_csv=out.claims_csv,
+    claims_md=out.claims_md,
+    regret_csv=out.regret_csv,
+    regret_md=out.regret_md,
+    z=par.z,
+)
 log.info("%d of %d claims confirmed", int((claims.verdict == "confirmed").sum()), len(claims))

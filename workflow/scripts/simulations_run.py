@@ -10,8 +10,12 @@ threadpool_limits(snakemake.threads)  # noqa: F821  (one BLAS thread per declare
 kind = snakemake.wildcards.kind  # noqa: F821
 start, stop = map(int, snakemake.wildcards.chunk.split("-"))  # noqa: F821  (models start..stop-1)
 log.info("%s models %d..%d", kind, start, stop - 1)
-scores, reference = run_models(kind, range(start, stop), snakemake.params.sim,  # noqa: F821
-                               jaccard_empty=snakemake.params.jaccard_empty)  # noqa: F821
+scores, reference = run_models(
+    kind,
+    range(start, stop),
+    snakemake.params.sim,  # noqa: F821
+    jaccard_empty=snakemake.params.jaccard_empty,
+)  # noqa: F821
 with atomic_output(snakemake.output.scores) as tmp:  # noqa: F821
     scores.to_csv(tmp, index=False)
 with atomic_output(snakemake.output.reference) as tmp:  # noqa: F821

@@ -7,5 +7,12 @@ log = script_logging(snakemake)  # noqa: F821
 surrogate = snakemake.wildcards.surrogate  # noqa: F821
 results = write_lp_job(surrogate, snakemake.params.cfg, snakemake.output.row, snakemake.output.dist)  # noqa: F821
 for wc in results:
-    log.info("%s m=%d: sup %.8f (%d LPs, %.2f s), witness regret %.8f", surrogate, wc.m, wc.value, wc.n_lps,
-             wc.seconds, wc.witness_regret)
+    log.info(
+        "%s m=%d: sup %.8f (%d LPs, %.2f s), witness regret %.8f",
+        surrogate,
+        wc.m,
+        wc.value,
+        wc.n_lps,
+        wc.seconds,
+        wc.witness_regret,
+    )

@@ -34,14 +34,22 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fmeasure.experiments.config import (STAGE_TABLES, needs_refit, setting_config,
-                                         setting_datasets)
+from fmeasure.experiments.config import STAGE_TABLES, needs_refit, setting_config, setting_datasets
 from fmeasure.io import atomic_output
 from fmeasure.metrics import MEASURE_TITLES, MEASURES
 from fmeasure.tables import write_table
 
-__all__ = ["STAGE_TABLES", "setting_config", "needs_refit", "setting_datasets", "run_setting", "find_deviations",
-           "run_ablations", "write_ablations", "FINDINGS_COLUMNS"]
+__all__ = [
+    "STAGE_TABLES",
+    "setting_config",
+    "needs_refit",
+    "setting_datasets",
+    "run_setting",
+    "find_deviations",
+    "run_ablations",
+    "write_ablations",
+    "FINDINGS_COLUMNS",
+]
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +58,17 @@ FINDINGS_COLUMNS = ["claim_id", "claim", "section", "verdict", "margin", "se", "
 _SECTIONS = {"table4": "Section 7.2, Table 4 (PCC)", "table5": "Section 7.2, Table 5 (BR, LFP, EFP)"}
 
 
-def run_setting(name: str, spec: dict, cfg: dict, dataset_path, *, jaccard_empty: float,
-                model_path=None, info_path=None, n_jobs: int | None = None) -> pd.DataFrame:
+def run_setting(
+    name: str,
+    spec: dict,
+    cfg: dict,
+    dataset_path,
+    *,
+    jaccard_empty: float,
+    model_path=None,
+    info_path=None,
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
     """Rows of the stage's table for one dataset under setting ``name`` (``cfg`` from :func:`setting_config`).
 
     PCC: the chain is refitted with ``cfg`` (:func:`fmeasure.experiments.pcc.write_model`) unless
@@ -103,8 +120,17 @@ def find_deviations(table: pd.DataFrame, name: str, threshold: float) -> pd.Data
         for m in _measures(table):
             ours, paper = float(r[m]), float(r[f"{m}_paper"])
             if np.isfinite(ours) and np.isfinite(paper) and abs(ours - paper) > threshold:
-                rows.append({"table": name, "dataset": r["dataset"], "method": r["method"], "measure": m,
-                             "paper": paper, "default": ours, "diff": ours - paper})
+                rows.append(
+                    {
+                        "table": name,
+                        "dataset": r["dataset"],
+                        "method": r["method"],
+                        "measure": m,
+                        "paper": paper,
+                        "default": ours,
+                        "diff": ours - paper,
+                    }
+                )
     return pd.DataFrame(rows, columns=["table", "dataset", "method", "measure", "paper", "default", "diff"])
 
 
@@ -212,21 +238,26 @@ def _fmt(x: float) -> str:
 
 
 def _cell_name(r) -> str:
-    return f"{'Table 4' if r['table'] == 'table4' else 'Table 5'}, {r['dataset']}, {r['method']}, " \
-           f"{MEASURE_TITLES[r['measure']]}"
+    return (
+        f"{'Table 4' if r['table'] == 'table4' else 'Table 5'}, {r['dataset']}, {r['method']}, "
+        f"{MEASURE_TITLES[r['measure']]}"
+    )
 
 
 def summary_sentence(r, settings: dict, threshold: float) -> str:
     """The generated sentence for one deviation row of :func:`run_ablations`."""
-    head = (f"**{_cell_name(r)}**: the paper has {_fmt(r['paper'])}, our default {_fmt(r['default'])} "
-            f"({r['diff']:+.2f}).")
+    head = (
+        f"**{_cell_name(r)}**: the paper has {_fmt(r['paper'])}, our default {_fmt(r['default'])} ({r['diff']:+.2f})."
+    )
     tried = [s for s in str(r["tried"]).split() if s]
     if not tried:
         return head + " No configured reading applies to this cell; it stays unexplained."
     if r["closest"] == "default":
         names = ", ".join(f"{settings[s]['reading']} ({_fmt(r[s])})" for s in tried)
-        return (head + f" No reading tried comes closer to the paper than our default ({names}); "
-                "the deviation stays unexplained by these readings.")
+        return (
+            head + f" No reading tried comes closer to the paper than our default ({names}); "
+            "the deviation stays unexplained by these readings."
+        )
     s = r["closest"]
     spec = settings[s]
     text = head + f" The closest reading is {spec['reading']} ({_fmt(r['closest_value'])}, {r['closest_diff']:+.2f})"
@@ -236,22 +267,30 @@ def summary_sentence(r, settings: dict, threshold: float) -> str:
     elif not breaks:
         text += f", within {threshold:g} points: this reading reproduces the paper."
     else:
-        text += (f", within {threshold:g} points, but it moves {', '.join(breaks)} of the same row more than "
-                 f"{threshold:g} points away from the paper.")
+        text += (
+            f", within {threshold:g} points, but it moves {', '.join(breaks)} of the same row more than "
+            f"{threshold:g} points away from the paper."
+        )
     e = r["explained_by"]
     if e and e != s:
-        text += (f" {settings[e]['reading']} ({_fmt(r[e])}, {r[e] - r['paper']:+.2f}) reproduces the cell "
-                 "without moving the rest of the row away.")
+        text += (
+            f" {settings[e]['reading']} ({_fmt(r[e])}, {r[e] - r['paper']:+.2f}) reproduces the cell "
+            "without moving the rest of the row away."
+        )
     others = [o for o in tried if o not in (s, e) and pd.notna(r[o]) and abs(r[o] - r["paper"]) <= threshold]
     if others:
-        text += f" Also within {threshold:g} points: " + ", ".join(
-            f"{settings[o]['reading']} ({_fmt(r[o])}, {r[o] - r['paper']:+.2f})" for o in others) + "."
+        text += (
+            f" Also within {threshold:g} points: "
+            + ", ".join(f"{settings[o]['reading']} ({_fmt(r[o])}, {r[o] - r['paper']:+.2f})" for o in others)
+            + "."
+        )
     keep = e or s
     return text + f" We keep the default ({settings[keep]['default']}) because {settings[keep]['default_because']}"
 
 
-def write_ablations(table: pd.DataFrame, settings: dict, threshold: float, csv_path, md_path,
-                    summary_path, findings_path) -> pd.DataFrame:
+def write_ablations(
+    table: pd.DataFrame, settings: dict, threshold: float, csv_path, md_path, summary_path, findings_path
+) -> pd.DataFrame:
     """Write the ablation table, its one-sentence-per-deviation summary and the findings file.
 
     Returns the findings frame (columns :data:`FINDINGS_COLUMNS`). Verdicts: ``explained`` when
@@ -262,20 +301,25 @@ def write_ablations(table: pd.DataFrame, settings: dict, threshold: float, csv_p
     error over the test instances.
     """
     names = list(settings)
-    caption = (f"**Ablations.** Every cell of Tables 4 and 5 more than {threshold:g} points from the paper, "
-               "with the paper's value, our default's (this run's table) and the value under each "
-               "configured alternative reading (empty: the reading does not apply to that cell). "
-               "Closest: the reading nearest to the paper; within: whether it lands within "
-               f"{threshold:g} points; breaks: measures of the same row it moves beyond {threshold:g} points "
-               "while the default keeps them within; explained by: the nearest reading within the threshold "
-               "that breaks nothing. Readings: "
-               + "; ".join(f"`{s}` = {settings[s]['reading']}" for s in names) + ".")
-    shown = pd.DataFrame({
-        "Table": table["table"].map({"table4": "4", "table5": "5"}),
-        "Dataset": table["dataset"], "Method": table["method"],
-        "Measure": table["measure"].map(MEASURE_TITLES),
-        "Paper": table["paper"].map(_fmt), "Default": table["default"].map(_fmt),
-    })
+    caption = (
+        f"**Ablations.** Every cell of Tables 4 and 5 more than {threshold:g} points from the paper, "
+        "with the paper's value, our default's (this run's table) and the value under each "
+        "configured alternative reading (empty: the reading does not apply to that cell). "
+        "Closest: the reading nearest to the paper; within: whether it lands within "
+        f"{threshold:g} points; breaks: measures of the same row it moves beyond {threshold:g} points "
+        "while the default keeps them within; explained by: the nearest reading within the threshold "
+        "that breaks nothing. Readings: " + "; ".join(f"`{s}` = {settings[s]['reading']}" for s in names) + "."
+    )
+    shown = pd.DataFrame(
+        {
+            "Table": table["table"].map({"table4": "4", "table5": "5"}),
+            "Dataset": table["dataset"],
+            "Method": table["method"],
+            "Measure": table["measure"].map(MEASURE_TITLES),
+            "Paper": table["paper"].map(_fmt),
+            "Default": table["default"].map(_fmt),
+        }
+    )
     for s in names:
         shown[s] = [("" if pd.isna(v) else _fmt(v)) for v in table[s]]
     shown["Closest"] = table["closest"]
@@ -290,20 +334,31 @@ def write_ablations(table: pd.DataFrame, settings: dict, threshold: float, csv_p
     lines += [f"- {summary_sentence(r, settings, threshold)}" for _, r in table.iterrows()]
     with atomic_output(summary_path) as tmp:
         Path(tmp).write_text("\n".join(lines) + "\n")
-    findings = pd.DataFrame([{
-        "claim_id": f"ablation-{r['table']}-{r['dataset']}-{r['method']}-{r['measure']}".lower(),
-        "claim": f"{_cell_name(r)} ({_fmt(r['paper'])} in the paper) is reproduced by some reading",
-        "section": _SECTIONS[r["table"]],
-        "verdict": "explained" if r["explained"] else "not explained",
-        "margin": round(float((r[r["explained_by"]] if r["explained"] else r["closest_value"]) - r["paper"]), 4),
-        "se": round(float(r["se"]), 4) if np.isfinite(r["se"]) else np.nan,
-        "evidence": f"default {_fmt(r['default'])} ({r['diff']:+.2f}); closest {r['closest']} "
-                    f"{_fmt(r['closest_value'])} ({r['closest_diff']:+.2f})"
-                    + (f", moving {' '.join(str(r['closest_breaks']).split())} beyond {threshold:g}"
-                       if str(r["closest_breaks"]).strip() else "")
-                    + (f"; explained by {r['explained_by']}" if r["explained"] else ""),
-        "link": "#ablations",
-    } for _, r in table.iterrows()], columns=FINDINGS_COLUMNS)
+    findings = pd.DataFrame(
+        [
+            {
+                "claim_id": f"ablation-{r['table']}-{r['dataset']}-{r['method']}-{r['measure']}".lower(),
+                "claim": f"{_cell_name(r)} ({_fmt(r['paper'])} in the paper) is reproduced by some reading",
+                "section": _SECTIONS[r["table"]],
+                "verdict": "explained" if r["explained"] else "not explained",
+                "margin": round(
+                    float((r[r["explained_by"]] if r["explained"] else r["closest_value"]) - r["paper"]), 4
+                ),
+                "se": round(float(r["se"]), 4) if np.isfinite(r["se"]) else np.nan,
+                "evidence": f"default {_fmt(r['default'])} ({r['diff']:+.2f}); closest {r['closest']} "
+                f"{_fmt(r['closest_value'])} ({r['closest_diff']:+.2f})"
+                + (
+                    f", moving {' '.join(str(r['closest_breaks']).split())} beyond {threshold:g}"
+                    if str(r["closest_breaks"]).strip()
+                    else ""
+                )
+                + (f"; explained by {r['explained_by']}" if r["explained"] else ""),
+                "link": "#ablations",
+            }
+            for _, r in table.iterrows()
+        ],
+        columns=FINDINGS_COLUMNS,
+    )
     with atomic_output(findings_path) as tmp:
         findings.to_csv(tmp, index=False)
     return findings

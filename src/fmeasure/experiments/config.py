@@ -31,9 +31,24 @@ from fmeasure.theory import SURROGATES
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ConfigError", "ALIASES", "apply_aliases", "as_list", "select_datasets", "check_config",
-           "exit_on_config_error", "content_entry", "lp_surrogates", "model_chunks", "used_fits",
-           "STAGE_TABLES", "PCC_INFERENCE_KEYS", "setting_config", "needs_refit", "setting_datasets"]
+__all__ = [
+    "ConfigError",
+    "ALIASES",
+    "apply_aliases",
+    "as_list",
+    "select_datasets",
+    "check_config",
+    "exit_on_config_error",
+    "content_entry",
+    "lp_surrogates",
+    "model_chunks",
+    "used_fits",
+    "STAGE_TABLES",
+    "PCC_INFERENCE_KEYS",
+    "setting_config",
+    "needs_refit",
+    "setting_datasets",
+]
 
 #: Keys of a catalog entry that say where its files come from, not what they are.
 SOURCE_KEYS = ("homepage", "mirror_dir")
@@ -103,16 +118,19 @@ def select_datasets(config: dict) -> tuple[list[str], list[str]]:
     catalog = config.get("catalog") or {}
     unknown = [n for n in names if n not in catalog]
     if unknown:
-        raise ConfigError(
-            f"config key 'datasets': unknown dataset(s) {unknown}; the catalog knows {sorted(catalog)}"
-        )
+        raise ConfigError(f"config key 'datasets': unknown dataset(s) {unknown}; the catalog knows {sorted(catalog)}")
     if len(set(names)) != len(names):
         raise ConfigError(f"config key 'datasets': duplicate names in {names}")
     data = config.get("data", {})
     available, skipped = [], []
     for name in names:
-        problem = availability(name, catalog[name], data.get("dir", "data"), data.get("mirrors", []),
-                               probe_timeout=data.get("download_timeout", 30))
+        problem = availability(
+            name,
+            catalog[name],
+            data.get("dir", "data"),
+            data.get("mirrors", []),
+            probe_timeout=data.get("download_timeout", 30),
+        )
         if problem is None:
             available.append(name)
         elif data.get("on_missing", "skip") == "error":
@@ -146,8 +164,10 @@ def used_fits(cfg: dict) -> list[str]:
     out = []
     for k, mem in enumerate(cfg["members"]):
         if mem["fit"] not in fits:
-            raise ValueError(f"voting.members[{k}] ({mem.get('name')!r}): unknown fit {mem['fit']!r}; "
-                             f"voting.fits defines {sorted(fits)}")
+            raise ValueError(
+                f"voting.members[{k}] ({mem.get('name')!r}): unknown fit {mem['fit']!r}; "
+                f"voting.fits defines {sorted(fits)}"
+            )
         if mem["fit"] not in out:
             out.append(mem["fit"])
     names = [m["name"] for m in cfg["members"]]
@@ -235,8 +255,10 @@ def exit_on_config_error(func, *args, **kwargs):
 #: The stage whose table a deviation comes from, and that table's name.
 STAGE_TABLES = {"pcc": "table4", "parametric": "table5"}
 #: PCC config keys that only change inference: settings touching only these reuse the stage's chain.
-PCC_INFERENCE_KEYS = frozenset({"table4", "chunk_size", "block_size", "exact_max_labels", "figure5",
-                                "fit_threads", "mem_mb", "runtime_min"})
+PCC_INFERENCE_KEYS = frozenset(
+    {"table4", "chunk_size", "block_size", "exact_max_labels", "figure5", "fit_threads", "mem_mb", "runtime_min"}
+)
+
 
 def _merge(base: dict, overrides: dict, where: str) -> dict:
     """``base`` updated by ``overrides`` (nested dicts merged); an unknown key is an error."""

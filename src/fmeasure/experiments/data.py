@@ -15,6 +15,8 @@ from fmeasure.tables import beside_paper, paper_numbers, write_table
 __all__ = ["write_table1", "COUNTS"]
 
 COUNTS = ["n_train", "n_test", "m", "d"]
+
+
 def write_table1(datasets, catalog: dict, csv_path, md_path) -> pd.DataFrame:
     """Write Table 1 for ``datasets`` (parsed :class:`~fmeasure.datasets.Dataset` objects).
 
@@ -37,14 +39,22 @@ def write_table1(datasets, catalog: dict, csv_path, md_path) -> pd.DataFrame:
     paper = paper_numbers("table1")
     table = beside_paper(ours, paper, ["dataset"], COUNTS)
     shown = table[["dataset", *COUNTS, "cardinality", "density", "distinct_label_sets"]].copy()
-    shown.insert(len(shown.columns), "paper (#train/#test/m/d)", [
-        "/".join(str(int(r[f"{k}_paper"])) for k in COUNTS) if pd.notna(r["n_train_paper"]) else "not in the paper"
-        for _, r in table.iterrows()
-    ])
-    shown.insert(len(shown.columns), "matches paper", [
-        "yes" if all(r[f"{k}_diff"] == 0 for k in COUNTS) else ("-" if pd.isna(r["n_train_paper"]) else "NO")
-        for _, r in table.iterrows()
-    ])
+    shown.insert(
+        len(shown.columns),
+        "paper (#train/#test/m/d)",
+        [
+            "/".join(str(int(r[f"{k}_paper"])) for k in COUNTS) if pd.notna(r["n_train_paper"]) else "not in the paper"
+            for _, r in table.iterrows()
+        ],
+    )
+    shown.insert(
+        len(shown.columns),
+        "matches paper",
+        [
+            "yes" if all(r[f"{k}_diff"] == 0 for k in COUNTS) else ("-" if pd.isna(r["n_train_paper"]) else "NO")
+            for _, r in table.iterrows()
+        ],
+    )
     caption = (
         "Table 1. Datasets: #train, #test, m labels, d features, computed from the parsed files, "
         "with label cardinality (mean labels per instance), density (cardinality / m) and the number "

@@ -25,8 +25,24 @@ import pandas as pd
 
 from fmeasure.metrics import MEASURE_DIRECTIONS, MEASURES
 
-__all__ = ["COLUMNS", "VERDICTS", "Z", "SIGN_CONVENTION", "TIMED_CLAIMS", "SINGLE_SPLIT_SE", "SINGLE_SPLIT_NOTE", "outcome", "verdict", "paired_margin",
-           "bootstrap_margin", "combine", "finding", "paper_claims", "write_findings", "collect"]
+__all__ = [
+    "COLUMNS",
+    "VERDICTS",
+    "Z",
+    "SIGN_CONVENTION",
+    "TIMED_CLAIMS",
+    "SINGLE_SPLIT_SE",
+    "SINGLE_SPLIT_NOTE",
+    "outcome",
+    "verdict",
+    "paired_margin",
+    "bootstrap_margin",
+    "combine",
+    "finding",
+    "paper_claims",
+    "write_findings",
+    "collect",
+]
 
 #: Columns of ``results/findings/<stage>.csv``.
 COLUMNS = ["claim_id", "claim", "section", "verdict", "margin", "se", "evidence", "link"]
@@ -97,8 +113,9 @@ def paired_margin(claimed, other) -> tuple[float, float]:
     return float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
 
 
-def bootstrap_margin(scores: dict, claimed, others, *, n_boot: int = 1000, seed: int = 0,
-                     chunk: int = 100) -> tuple[float, float]:
+def bootstrap_margin(
+    scores: dict, claimed, others, *, n_boot: int = 1000, seed: int = 0, chunk: int = 100
+) -> tuple[float, float]:
     """Margin of the best ``claimed`` method over the best of ``others`` and its bootstrap SE.
 
     ``scores`` maps a method to its per-instance scores (higher is better; negate losses), all on
@@ -156,17 +173,32 @@ def combine(cells: pd.DataFrame, kind: str = "better", z: float = Z) -> dict:
     else:
         out = "not confirmed"
     n_conf = sum(x == "confirmed" for x in v)
-    return {"verdict": out, "margin": float(cells.margin[i]), "se": float(cells.se[i]),
-            "weakest": str(cells.label[i]), "n_cells": len(v), "n_confirmed": n_conf}
+    return {
+        "verdict": out,
+        "margin": float(cells.margin[i]),
+        "se": float(cells.se[i]),
+        "weakest": str(cells.label[i]),
+        "n_cells": len(v),
+        "n_confirmed": n_conf,
+    }
 
 
-def finding(claim_id: str, claim: str, section: str, verdict: str, margin=np.nan, se=np.nan,
-            evidence: str = "", link: str = "") -> dict:
+def finding(
+    claim_id: str, claim: str, section: str, verdict: str, margin=np.nan, se=np.nan, evidence: str = "", link: str = ""
+) -> dict:
     """One row of a findings CSV (checks the verdict)."""
     if verdict not in VERDICTS and not verdict.startswith("not run"):
         raise ValueError(f"verdict: {verdict!r} is not one of {VERDICTS}")
-    return {"claim_id": claim_id, "claim": claim, "section": section, "verdict": verdict,
-            "margin": margin, "se": se, "evidence": evidence, "link": link}
+    return {
+        "claim_id": claim_id,
+        "claim": claim,
+        "section": section,
+        "verdict": verdict,
+        "margin": margin,
+        "se": se,
+        "evidence": evidence,
+        "link": link,
+    }
 
 
 def paper_claims() -> pd.DataFrame:
@@ -210,8 +242,7 @@ def collect(paths, not_run: dict | None = None, *, link_of=None) -> pd.DataFrame
     """
     not_run = dict(not_run or {})
     cat = paper_claims()
-    got = [p if isinstance(p, pd.DataFrame) else pd.read_csv(p, dtype={"claim_id": str, "section": str})
-           for p in paths]
+    got = [p if isinstance(p, pd.DataFrame) else pd.read_csv(p, dtype={"claim_id": str, "section": str}) for p in paths]
     got = pd.concat(got, ignore_index=True) if got else pd.DataFrame(columns=COLUMNS)
     got = got.drop_duplicates("claim_id", keep="last").set_index("claim_id")
     rows = []
@@ -222,8 +253,16 @@ def collect(paths, not_run: dict | None = None, *, link_of=None) -> pd.DataFrame
             row["claim_id"] = r.claim_id
         else:
             why = not_run.get(r.stage, "no findings written")
-            row = {"claim_id": r.claim_id, "claim": r.claim, "section": r.section,
-                   "verdict": f"not run ({why})", "margin": np.nan, "se": np.nan, "evidence": "", "link": ""}
+            row = {
+                "claim_id": r.claim_id,
+                "claim": r.claim,
+                "section": r.section,
+                "verdict": f"not run ({why})",
+                "margin": np.nan,
+                "se": np.nan,
+                "evidence": "",
+                "link": "",
+            }
         if (not isinstance(row.get("link"), str) or not row["link"]) and link_of is not None:
             row["link"] = link_of(r.stage)
         row["stage"] = r.stage
@@ -237,8 +276,7 @@ def read_table(path) -> pd.DataFrame:
     return pd.read_csv(Path(path))
 
 
-def instance_scores(Y_true, H, measures=MEASURES, *,
-                    jaccard_empty: float = 1.0) -> pd.DataFrame:
+def instance_scores(Y_true, H, measures=MEASURES, *, jaccard_empty: float = 1.0) -> pd.DataFrame:
     """Per-instance values (in %) of ``measures`` for predictions ``H``: one row per test instance.
 
     These are what the real datasets' bootstrap resamples (:func:`bootstrap_margin`).
@@ -255,8 +293,9 @@ def instance_scores(Y_true, H, measures=MEASURES, *,
 _SIGN = {k: 1.0 if d == "max" else -1.0 for k, d in MEASURE_DIRECTIONS.items()}
 
 
-def bootstrap_cells(instances: pd.DataFrame, by, measure: str, claimed, others, *, n_boot: int = 1000,
-                    seed: int = 0) -> pd.DataFrame:
+def bootstrap_cells(
+    instances: pd.DataFrame, by, measure: str, claimed, others, *, n_boot: int = 1000, seed: int = 0
+) -> pd.DataFrame:
     """Bootstrap margins (:func:`bootstrap_margin`) for each group of ``instances``.
 
     ``instances`` has columns ``by`` (e.g. ``dataset`` or ``dataset, l``), ``method``, ``instance``
@@ -273,15 +312,23 @@ def bootstrap_cells(instances: pd.DataFrame, by, measure: str, claimed, others, 
         b = [m for m in np.atleast_1d(others) if m in w.columns]
         if not a or not b:
             continue
-        margin, se = bootstrap_margin({m: sign * w[m].to_numpy() for m in a + b}, a, b, n_boot=n_boot,
-                                      seed=seed)
+        margin, se = bootstrap_margin({m: sign * w[m].to_numpy() for m in a + b}, a, b, n_boot=n_boot, seed=seed)
         label = " ".join(f"{k}={v}" if k != "dataset" else str(v) for k, v in zip(by, key))
         rows.append({"label": label, "margin": margin, "se": se})
     return pd.DataFrame(rows, columns=["label", "margin", "se"])
 
 
-def cells_finding(cid: str, cells: pd.DataFrame, *, kind: str = "better", z: float = Z, link: str = "",
-                  what: str = "", cat: pd.DataFrame | None = None, none_reason: str = "no data") -> dict:
+def cells_finding(
+    cid: str,
+    cells: pd.DataFrame,
+    *,
+    kind: str = "better",
+    z: float = Z,
+    link: str = "",
+    what: str = "",
+    cat: pd.DataFrame | None = None,
+    none_reason: str = "no data",
+) -> dict:
     """A finding row from several cells (:func:`combine`), or "not run (none_reason)" without cells."""
     cat = paper_claims().set_index("claim_id") if cat is None else cat
     claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
@@ -292,8 +339,16 @@ def cells_finding(cid: str, cells: pd.DataFrame, *, kind: str = "better", z: flo
     return finding(cid, claim, section, c["verdict"], c["margin"], c["se"], ev.lstrip("; "), link)
 
 
-def deviation_finding(cid: str, table: pd.DataFrame, values, *, threshold: float = 2.0, link: str = "",
-                      keys=("dataset", "method"), cat: pd.DataFrame | None = None) -> dict:
+def deviation_finding(
+    cid: str,
+    table: pd.DataFrame,
+    values,
+    *,
+    threshold: float = 2.0,
+    link: str = "",
+    keys=("dataset", "method"),
+    cat: pd.DataFrame | None = None,
+) -> dict:
     """A table's row: are all cells within ``threshold`` points of the paper's (``<v>_paper``)?
 
     ``margin`` is the largest absolute deviation (points); ``se`` is empty. Confirmed when every cell
@@ -307,7 +362,7 @@ def deviation_finding(cid: str, table: pd.DataFrame, values, *, threshold: float
             continue
         d = table[list(keys) + [v, f"{v}_paper"]].dropna()
         for r in d.itertuples(index=False):
-            long.append((" ".join(str(x) for x in r[:len(keys)]) + f" {v}", float(r[-2] - r[-1])))
+            long.append((" ".join(str(x) for x in r[: len(keys)]) + f" {v}", float(r[-2] - r[-1])))
     if not long:
         return finding(cid, claim, section, "not run (no dataset of the paper in this run)", link=link)
     over = [(k, d) for k, d in long if abs(d) > threshold]

@@ -33,8 +33,9 @@ MEASURES = {
 }
 
 
-def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, return_instances=False,
-            **estimator_params):
+def run_knn(
+    ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, return_instances=False, **estimator_params
+):
     """Evaluate kNN with each inference method and neighbourhood size on one dataset.
 
     Parameters
@@ -99,8 +100,11 @@ def run_knn(ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, ret
             )
             logger.info("%s l=%d %s: F=%.2f%% in %.3f s", ds.name, l, method, rows[-1]["f"], rows[-1]["time_s"])
             if return_instances:
-                inst.append(instance_scores(Y, H, jaccard_empty=jaccard_empty)
-                            .assign(dataset=ds.name, l=int(l), method=method.upper()))
+                inst.append(
+                    instance_scores(Y, H, jaccard_empty=jaccard_empty).assign(
+                        dataset=ds.name, l=int(l), method=method.upper()
+                    )
+                )
     if return_instances:
         cols = ["dataset", "l", "method", "instance", *MEASURES]
         return pd.DataFrame(rows), pd.concat(inst, ignore_index=True)[cols]
@@ -166,12 +170,13 @@ def speed_sentence(ratios) -> str:
             orders = f"{k1} order{'s' if k1 > 1 else ''} of magnitude"
         else:
             orders = f"{k1}-{k2} orders of magnitude"
-        return (f"Ours are faster in every cell, by a factor of {lo:.3g} to {hi:.3g} (median {med:.3g}): "
-                f"{orders}.")
+        return f"Ours are faster in every cell, by a factor of {lo:.3g} to {hi:.3g} (median {med:.3g}): {orders}."
     if hi < 1:
         return f"Ours are slower in every cell: the paper's times are {lo:.3g} to {hi:.3g} times ours."
-    return (f"The paper's times are {lo:.3g} to {hi:.3g} times ours (median {med:.3g}): faster in "
-            f"{int((r > 1).sum())} of {len(r)} cells.")
+    return (
+        f"The paper's times are {lo:.3g} to {hi:.3g} times ours (median {med:.3g}): faster in "
+        f"{int((r > 1).sum())} of {len(r)} cells."
+    )
 
 
 def write_tables(results, *, table2_csv, table2_md, table3_csv, table3_md, caption2, caption3):
@@ -192,15 +197,13 @@ def write_tables(results, *, table2_csv, table2_md, table3_csv, table3_md, capti
         The tidy tables written to the CSV files.
     """
     keys = ["dataset", "method", "l"]
-    t2 = beside_paper(
-        results[keys + list(MEASURES)], paper_numbers("table2"), keys, list(MEASURES)
+    t2 = beside_paper(results[keys + list(MEASURES)], paper_numbers("table2"), keys, list(MEASURES))
+    md2, bold2 = _paper_layout(
+        t2, {v: t for v, (t, _) in MEASURES.items()}, 2, best={v: how for v, (_, how) in MEASURES.items()}
     )
-    md2, bold2 = _paper_layout(t2, {v: t for v, (t, _) in MEASURES.items()}, 2,
-                               best={v: how for v, (_, how) in MEASURES.items()})
     write_table(t2, table2_csv, table2_md, caption=caption2, md_df=md2, bold=bold2)
 
-    t3 = beside_paper(results[keys + ["search_s", "inference_s", "time_s"]],
-                      paper_numbers("table3"), keys, ["time_s"])
+    t3 = beside_paper(results[keys + ["search_s", "inference_s", "time_s"]], paper_numbers("table3"), keys, ["time_s"])
     t3["time_ratio_paper_over_ours"] = t3["time_s_paper"] / t3["time_s"]
     md3, _ = _paper_layout(t3, {"time_s": "time [s]"}, 3)
     caption3 = f"{caption3} {speed_sentence(t3['time_ratio_paper_over_ours'])}".strip()
@@ -232,8 +235,16 @@ def write_findings(instance_paths, table2_csv, table3_csv, out_csv, *, z=2.0, n_
     rows = []
     for cid, part, measure, a, b, why in spec:
         cells = F.bootstrap_cells(part, by, measure, a, b, **kw)
-        rows.append(F.cells_finding(cid, cells, z=z, link=link, none_reason=why,
-                                    what=f"{'/'.join(a)} vs best of {'/'.join(b)}, {MEASURES[measure][0]}"))
+        rows.append(
+            F.cells_finding(
+                cid,
+                cells,
+                z=z,
+                link=link,
+                none_reason=why,
+                what=f"{'/'.join(a)} vs best of {'/'.join(b)}, {MEASURES[measure][0]}",
+            )
+        )
     t2 = pd.read_csv(table2_csv)
     rows.insert(0, F.deviation_finding("table2", t2, list(MEASURES), keys=("dataset", "method", "l"), link=link))
     t3 = pd.read_csv(table3_csv)
@@ -241,7 +252,17 @@ def write_findings(instance_paths, table2_csv, table3_csv, out_csv, *, z=2.0, n_
     cat = F.paper_claims().set_index("claim_id")
     v = "confirmed" if dom.all() else "contradicted" if not dom.any() else "not confirmed"
     ratio = (t3.search_s / t3.inference_s.where(t3.inference_s > 0)).median()
-    rows.append(F.finding("table3", cat.loc["table3", "claim"], cat.loc["table3", "section"], v,
-                          evidence=(f"search longer than inference in {int(dom.sum())} of {len(t3)} cells "
-                                    f"(median ratio {ratio:.3g}; timed, no SE)"), link=link))
+    rows.append(
+        F.finding(
+            "table3",
+            cat.loc["table3", "claim"],
+            cat.loc["table3", "section"],
+            v,
+            evidence=(
+                f"search longer than inference in {int(dom.sum())} of {len(t3)} cells "
+                f"(median ratio {ratio:.3g}; timed, no SE)"
+            ),
+            link=link,
+        )
+    )
     return F.write_findings(rows, out_csv)

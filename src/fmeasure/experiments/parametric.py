@@ -48,9 +48,15 @@ def make_learner(name: str, cfg: dict, n_jobs: int | None = None):
     """
     if name not in LEARNERS:
         raise ValueError(f"learner: unknown name {name!r}, expected one of {sorted(LEARNERS)}")
-    kw = dict(Cs=tuple(cfg["Cs"]), cv=int(cfg["cv"]), random_state=int(cfg["seed"]), n_jobs=n_jobs,
-              patience=cfg.get("patience"), standardize=bool(cfg.get("standardize", True)),
-              scoring=cfg.get("scoring", "log_loss"))
+    kw = dict(
+        Cs=tuple(cfg["Cs"]),
+        cv=int(cfg["cv"]),
+        random_state=int(cfg["seed"]),
+        n_jobs=n_jobs,
+        patience=cfg.get("patience"),
+        standardize=bool(cfg.get("standardize", True)),
+        scoring=cfg.get("scoring", "log_loss"),
+    )
     if name == "EFP":
         kw["train_on"] = cfg.get("efp_train_on", "nonempty")
     if name == "LFP":
@@ -108,8 +114,15 @@ def run_learner(ds, name: str, cfg: dict, n_jobs: int | None = None, return_inst
         "hamming_se": 100.0 * _se(hl),
         "f_se": 100.0 * _se(f),
     }
-    log.info("%s on %s: HL %.2f%%, F %.2f%%, train %.1f s, inference %.3f s", name, ds.name,
-             rec["hamming"], rec["f"], rec["train_time_s"], rec["inference_time_s"])
+    log.info(
+        "%s on %s: HL %.2f%%, F %.2f%%, train %.1f s, inference %.3f s",
+        name,
+        ds.name,
+        rec["hamming"],
+        rec["f"],
+        rec["train_time_s"],
+        rec["inference_time_s"],
+    )
     if return_instances:
         inst = instance_scores(ds.Y_test, H, ("hamming", "f")).assign(dataset=ds.name, method=name)
         return rec, inst[["dataset", "method", "instance", "hamming", "f"]]
@@ -158,24 +171,25 @@ def write_table5(records, csv_path, md_path, *, cv: int = 5, n_cs: int = 8) -> p
     rank = {d: i for i, d in enumerate(datasets)}
     ours = ours.assign(_d=ours["dataset"].map(rank), _o=ours["method"].map(order))
     ours = ours.sort_values(["_d", "_o"], kind="stable").drop(columns=["_d", "_o"]).reset_index(drop=True)
-    table = beside_paper(ours[["dataset", "method", *_VALUES]], paper_numbers("table5"),
-                         ["dataset", "method"], _VALUES)
+    table = beside_paper(ours[["dataset", "method", *_VALUES]], paper_numbers("table5"), ["dataset", "method"], _VALUES)
     table["train_cpu_time_s"] = ours["train_cpu_time_s"].to_numpy()
     table["inference_cpu_time_s"] = ours.get("inference_cpu_time_s", pd.Series(np.nan, index=ours.index)).to_numpy()
     table = table.set_index("dataset").loc[datasets].reset_index()
-    shown = pd.DataFrame({
-        "Dataset": table["dataset"],
-        "Learner": table["method"],
-        "Hamming loss [%]": table["hamming"],
-        "(paper)": table["hamming_paper"],
-        "F-measure [%]": table["f"],
-        "(paper) ": table["f_paper"],
-        "Training [s]": table["train_time_s"],
-        "(paper)  ": table["train_time_s_paper"],
-        "Training CPU [s]": table["train_cpu_time_s"],
-        "Inference [s]": table["inference_time_s"],
-        "(paper)   ": table["inference_time_s_paper"],
-    })
+    shown = pd.DataFrame(
+        {
+            "Dataset": table["dataset"],
+            "Learner": table["method"],
+            "Hamming loss [%]": table["hamming"],
+            "(paper)": table["hamming_paper"],
+            "F-measure [%]": table["f"],
+            "(paper) ": table["f_paper"],
+            "Training [s]": table["train_time_s"],
+            "(paper)  ": table["train_time_s_paper"],
+            "Training CPU [s]": table["train_cpu_time_s"],
+            "Inference [s]": table["inference_time_s"],
+            "(paper)   ": table["inference_time_s_paper"],
+        }
+    )
     bold = best_mask(shown, {"Hamming loss [%]": "min", "F-measure [%]": "max"}, by="Dataset", atol=5e-3)
     bold = bold | paper_bold_mask(shown)
     formats = ["{:.2f}"] * 4 + ["{:.1f}", "{:.0f}", "{:.1f}", "{:.3f}", "{:.3f}"]
@@ -198,8 +212,15 @@ def write_findings(instance_paths, table5_csv, out_csv, *, z=2.0, n_boot=1000, s
     rows = [F.deviation_finding("table5", t5, ["hamming", "f"], link=link)]
     cells = F.bootstrap_cells(inst, "dataset", "hamming", ["BR"], ["LFP", "EFP"], **kw)
     rows.append(F.cells_finding("par.br_hamming", cells, z=z, link=link, what="BR vs best of LFP/EFP, hamming"))
-    cells = pd.concat([F.bootstrap_cells(inst, "dataset", "f", [o], ["BR"], **kw).assign(
-        label=lambda d, o=o: d.label + f" {o} vs BR") for o in ("LFP", "EFP")], ignore_index=True)
+    cells = pd.concat(
+        [
+            F.bootstrap_cells(inst, "dataset", "f", [o], ["BR"], **kw).assign(
+                label=lambda d, o=o: d.label + f" {o} vs BR"
+            )
+            for o in ("LFP", "EFP")
+        ],
+        ignore_index=True,
+    )
     rows.append(F.cells_finding("par.br_f", cells, z=z, link=link, what="each of LFP, EFP vs BR, f"))
     cells = F.bootstrap_cells(inst, "dataset", "f", ["EFP"], ["BR", "LFP"], **kw)
     rows.append(F.cells_finding("par.efp_f", cells, z=z, link=link, what="EFP vs best of BR/LFP, f"))
@@ -207,9 +228,18 @@ def write_findings(instance_paths, table5_csv, out_csv, *, z=2.0, n_boot=1000, s
     if "BR" in times.columns and len(times.columns) > 1:
         ratio = times.drop(columns="BR").min(axis=1) / times["BR"]
         v = "confirmed" if (ratio > 1).all() else "contradicted" if (ratio < 1).all() else "not confirmed"
-        rows.append(F.finding("par.br_inference", cat.loc["par.br_inference", "claim"],
-                              cat.loc["par.br_inference", "section"], v,
-                              evidence=("fastest other learner's inference time / BR's: "
-                                        + ", ".join(f"{d} {r:.3g}x" for d, r in ratio.items()) + " (timed, no SE)"),
-                              link=link))
+        rows.append(
+            F.finding(
+                "par.br_inference",
+                cat.loc["par.br_inference", "claim"],
+                cat.loc["par.br_inference", "section"],
+                v,
+                evidence=(
+                    "fastest other learner's inference time / BR's: "
+                    + ", ".join(f"{d} {r:.3g}x" for d, r in ratio.items())
+                    + " (timed, no SE)"
+                ),
+                link=link,
+            )
+        )
     return F.write_findings(rows, out_csv)

@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from fmeasure import datasets, metrics
-from fmeasure.figures import plt, save_figure, style
 from fmeasure.experiments.findings import instance_scores
+from fmeasure.figures import plt, save_figure, style
 from fmeasure.inference import METHOD_LABELS
 from fmeasure.io import atomic_output
 from fmeasure.learners.pcc import ProbabilisticClassifierChain
@@ -46,9 +46,15 @@ DIRECTIONS = MEASURE_DIRECTIONS
 def make_chain(cfg: dict, n_jobs: int | None = None) -> ProbabilisticClassifierChain:
     """A :class:`ProbabilisticClassifierChain` configured from the ``pcc`` config block."""
     return ProbabilisticClassifierChain(
-        Cs=[float(c) for c in cfg["Cs"]], cv=int(cfg["cv"]), random_state=int(cfg["seed"]),
-        standardize=bool(cfg["standardize"]), n_jobs=n_jobs, chunk_size=int(cfg["chunk_size"]),
-        block_size=int(cfg["block_size"]), scoring=cfg.get("scoring", "log_loss"))
+        Cs=[float(c) for c in cfg["Cs"]],
+        cv=int(cfg["cv"]),
+        random_state=int(cfg["seed"]),
+        standardize=bool(cfg["standardize"]),
+        n_jobs=n_jobs,
+        chunk_size=int(cfg["chunk_size"]),
+        block_size=int(cfg["block_size"]),
+        scoring=cfg.get("scoring", "log_loss"),
+    )
 
 
 def write_model(dataset_path, cfg: dict, model_path, info_path, n_jobs: int | None = None):
@@ -59,15 +65,24 @@ def write_model(dataset_path, cfg: dict, model_path, info_path, n_jobs: int | No
         with open(tmp, "wb") as fh:
             pickle.dump(chain, fh, protocol=pickle.HIGHEST_PROTOCOL)
     info = {
-        "dataset": ds.name, "m": int(ds.n_labels), "d": int(ds.n_features),
-        "n_train": int(ds.Y_train.shape[0]), "train_time_s": float(chain.fit_time_),
-        "n_jobs": n_jobs, "constant_labels": int(np.isnan(chain.C_).sum()),
+        "dataset": ds.name,
+        "m": int(ds.n_labels),
+        "d": int(ds.n_features),
+        "n_train": int(ds.Y_train.shape[0]),
+        "train_time_s": float(chain.fit_time_),
+        "n_jobs": n_jobs,
+        "constant_labels": int(np.isnan(chain.C_).sum()),
         "C": [None if np.isnan(c) else float(c) for c in chain.C_],
     }
     with atomic_output(info_path) as tmp:
         Path(tmp).write_text(json.dumps(info, indent=1))
-    log.info("%s: chain fitted in %.1f s (%d labels, %d constant)", ds.name, chain.fit_time_,
-             ds.n_labels, info["constant_labels"])
+    log.info(
+        "%s: chain fitted in %.1f s (%d labels, %d constant)",
+        ds.name,
+        chain.fit_time_,
+        ds.n_labels,
+        info["constant_labels"],
+    )
     return chain, info
 
 
@@ -92,8 +107,9 @@ def scores(Y_true, H, jaccard_empty: float, se: bool = False) -> dict:
     return out
 
 
-def run_table4_rows(model_path, dataset_path, info_path, cfg: dict, jaccard_empty: float,
-                    return_instances: bool = False):
+def run_table4_rows(
+    model_path, dataset_path, info_path, cfg: dict, jaccard_empty: float, return_instances: bool = False
+):
     """Table 4 rows of one dataset: MM, JM, FM, GFM on the test set with their times.
 
     With ``return_instances=True`` also the per-instance scores (one row per method and test
@@ -103,20 +119,30 @@ def run_table4_rows(model_path, dataset_path, info_path, cfg: dict, jaccard_empt
     chain = load_chain(model_path)
     info = json.loads(Path(info_path).read_text())
     n = int(cfg["table4"]["n_samples"])
-    preds, times = chain.predict_from_samples(ds.X_test, ("mm", "fm", "gfm"), n_samples=n,
-                                              random_state=int(cfg["seed"]), return_times=True)
+    preds, times = chain.predict_from_samples(
+        ds.X_test, ("mm", "fm", "gfm"), n_samples=n, random_state=int(cfg["seed"]), return_times=True
+    )
     t0 = time.perf_counter()
     preds["jm"], _ = chain.joint_mode(ds.X_test)
     times["jm"] = time.perf_counter() - t0
     rows, inst = [], []
     for k in ("mm", "jm", "fm", "gfm"):
         if return_instances:
-            inst.append(instance_scores(ds.Y_test, preds[k], jaccard_empty=jaccard_empty)
-                        .assign(dataset=ds.name, method=METHOD_NAMES[k]))
-        rows.append({"dataset": ds.name, "method": METHOD_NAMES[k],
-                     **scores(ds.Y_test, preds[k], jaccard_empty, se=True),
-                     "train_time_s": info["train_time_s"], "inference_time_s": times[k],
-                     "n_samples": 0 if k == "jm" else n})
+            inst.append(
+                instance_scores(ds.Y_test, preds[k], jaccard_empty=jaccard_empty).assign(
+                    dataset=ds.name, method=METHOD_NAMES[k]
+                )
+            )
+        rows.append(
+            {
+                "dataset": ds.name,
+                "method": METHOD_NAMES[k],
+                **scores(ds.Y_test, preds[k], jaccard_empty, se=True),
+                "train_time_s": info["train_time_s"],
+                "inference_time_s": times[k],
+                "n_samples": 0 if k == "jm" else n,
+            }
+        )
         log.info("%s %s: F %.2f, inference %.3f s", ds.name, k, rows[-1]["f"], times[k])
     if return_instances:
         inst = pd.concat(inst, ignore_index=True)[["dataset", "method", "instance", *MEASURES]]
@@ -138,13 +164,23 @@ def run_curve(model_path, dataset_path, n_samples: int, cfg: dict) -> pd.DataFra
     rows = []
     for r in range(int(cfg["figure5"]["runs"])):
         for k in ("fm", "gfm"):
+
             def infer(k=k):
                 seed = np.random.SeedSequence([int(cfg["seed"]), int(n_samples), r])
                 return chain.predict_from_samples(ds.X_test, (k,), n_samples=int(n_samples), random_state=seed)[k]
+
             elapsed, H = best_of(infer, int(cfg["figure5"].get("timing_best_of", 1)))
             f = 100 * float(np.mean(metrics.f_measure(ds.Y_test, H)))
-            rows.append({"dataset": ds.name, "method": METHOD_NAMES[k], "n_samples": int(n_samples),
-                         "run": r, "f": f, "inference_time_s": elapsed})
+            rows.append(
+                {
+                    "dataset": ds.name,
+                    "method": METHOD_NAMES[k],
+                    "n_samples": int(n_samples),
+                    "run": r,
+                    "f": f,
+                    "inference_time_s": elapsed,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -164,8 +200,17 @@ def run_exact(model_path, dataset_path, cfg: dict) -> pd.DataFrame:
     H, value = chain.exact_f_maximizer(ds.X_test, max_labels=max_labels)
     elapsed = time.perf_counter() - t0
     f = 100 * float(np.mean(metrics.f_measure(ds.Y_test, H)))
-    return pd.DataFrame([{"dataset": ds.name, "method": "Exact", "f": f,
-                          "expected_f": 100 * float(np.mean(value)), "inference_time_s": elapsed}])
+    return pd.DataFrame(
+        [
+            {
+                "dataset": ds.name,
+                "method": "Exact",
+                "f": f,
+                "expected_f": 100 * float(np.mean(value)),
+                "inference_time_s": elapsed,
+            }
+        ]
+    )
 
 
 def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float, cv: int = 5) -> pd.DataFrame:
@@ -173,15 +218,22 @@ def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float, cv: int 
     ours = pd.concat([pd.read_csv(p) for p in row_paths], ignore_index=True)
     paper = paper_numbers("table4")
     values = [*MEASURES, "train_time_s", "inference_time_s"]
-    merged = ours.merge(paper[["dataset", "method", *values]], on=["dataset", "method"], how="left",
-                        suffixes=("", "_paper"))
+    merged = ours.merge(
+        paper[["dataset", "method", *values]], on=["dataset", "method"], how="left", suffixes=("", "_paper")
+    )
     order = ["dataset", "method", "n_samples"]
     for v in values:
         order += [v, f"{v}_paper"]
     merged = merged[order]
     md = pd.DataFrame({"dataset": merged.dataset, "method": merged.method})
-    labels = {"hamming": "Hamming [%]", "subset01": "Subset 0/1 [%]", "f": "F [%]",
-              "jaccard": "Jaccard [%]", "train_time_s": "Train [s]", "inference_time_s": "Inference [s]"}
+    labels = {
+        "hamming": "Hamming [%]",
+        "subset01": "Subset 0/1 [%]",
+        "f": "F [%]",
+        "jaccard": "Jaccard [%]",
+        "train_time_s": "Train [s]",
+        "inference_time_s": "Inference [s]",
+    }
     for v in values:
         md[labels[v]] = merged[v]
         md[f"{labels[v]} paper"] = merged[f"{v}_paper"]
@@ -216,10 +268,18 @@ def write_figure5(curve_paths, exact_paths, csv_path, png_path, pdf_path) -> pd.
     exact = [pd.read_csv(p) for p in exact_paths]
     exact = [e for e in exact if len(e)]
     exact = pd.concat(exact, ignore_index=True) if exact else pd.DataFrame(columns=["dataset", "f"])
-    agg = (runs.groupby(["dataset", "method", "n_samples"], sort=False)
-           .agg(f_mean=("f", "mean"), f_se=("f", _se), time_mean=("inference_time_s", "mean"),
-                time_se=("inference_time_s", _se), runs=("run", "count"))
-           .reset_index().sort_values(["dataset", "method", "n_samples"], kind="stable"))
+    agg = (
+        runs.groupby(["dataset", "method", "n_samples"], sort=False)
+        .agg(
+            f_mean=("f", "mean"),
+            f_se=("f", _se),
+            time_mean=("inference_time_s", "mean"),
+            time_se=("inference_time_s", _se),
+            runs=("run", "count"),
+        )
+        .reset_index()
+        .sort_values(["dataset", "method", "n_samples"], kind="stable")
+    )
     ex = exact.set_index("dataset")["f"] if len(exact) else pd.Series(dtype=float)
     agg["exact_f"] = agg.dataset.map(ex)
     with atomic_output(csv_path) as tmp:
@@ -287,25 +347,49 @@ def write_findings(instance_paths, table4_csv, figure5_csv, out_csv, *, z=2.0, n
     rows = [F.deviation_finding("table4", t4, list(MEASURES), link=link)]
     for cid, measure, a, b in spec:
         cells = F.bootstrap_cells(inst, "dataset", measure, a, b, n_boot=n_boot, seed=seed)
-        rows.append(F.cells_finding(cid, cells, z=z, link=link,
-                                    what=f"{'/'.join(a)} vs best of {'/'.join(b)}, {measure}"))
+        rows.append(
+            F.cells_finding(cid, cells, z=z, link=link, what=f"{'/'.join(a)} vs best of {'/'.join(b)}, {measure}")
+        )
     times = t4.pivot_table(index="dataset", columns="method", values="inference_time_s", sort=False)
     if "JM" in times.columns and len(times.columns) > 1:
         ratio = times.drop(columns="JM").min(axis=1) / times["JM"]
         v = "confirmed" if (ratio > 1).all() else "contradicted" if (ratio < 1).all() else "not confirmed"
-        rows.append(F.finding("pcc.jm_fast", cat.loc["pcc.jm_fast", "claim"], cat.loc["pcc.jm_fast", "section"], v,
-                              evidence=("fastest sampling method's inference time / JM's: "
-                                        + ", ".join(f"{d} {r:.3g}x" for d, r in ratio.items()) + " (timed, no SE)"),
-                              link=link))
+        rows.append(
+            F.finding(
+                "pcc.jm_fast",
+                cat.loc["pcc.jm_fast", "claim"],
+                cat.loc["pcc.jm_fast", "section"],
+                v,
+                evidence=(
+                    "fastest sampling method's inference time / JM's: "
+                    + ", ".join(f"{d} {r:.3g}x" for d, r in ratio.items())
+                    + " (timed, no SE)"
+                ),
+                link=link,
+            )
+        )
     f5 = pd.read_csv(figure5_csv)
     cells = []
     for (d, m), g in f5.groupby(["dataset", "method"], sort=False):
         g = g.sort_values("n_samples")
         if len(g) >= 2:
             a, b = g.iloc[-1], g.iloc[-2]
-            cells.append({"label": f"{d} {m} n={int(b.n_samples)}->{int(a.n_samples)}",
-                          "margin": float(a.f_mean - b.f_mean), "se": float(np.hypot(a.f_se, b.f_se))})
-    rows.append(F.cells_finding("fig5", pd.DataFrame(cells, columns=["label", "margin", "se"]), kind="tie", z=z,
-                                link=link, what="F gain between the two largest sample sizes (SE over runs)",
-                                none_reason="fewer than two sample sizes"))
+            cells.append(
+                {
+                    "label": f"{d} {m} n={int(b.n_samples)}->{int(a.n_samples)}",
+                    "margin": float(a.f_mean - b.f_mean),
+                    "se": float(np.hypot(a.f_se, b.f_se)),
+                }
+            )
+    rows.append(
+        F.cells_finding(
+            "fig5",
+            pd.DataFrame(cells, columns=["label", "margin", "se"]),
+            kind="tie",
+            z=z,
+            link=link,
+            what="F gain between the two largest sample sizes (SE over runs)",
+            none_reason="fewer than two sample sizes",
+        )
+    )
     return F.write_findings(rows, out_csv)

@@ -19,8 +19,17 @@ import pandas as pd
 
 from fmeasure.io import atomic_output
 
-__all__ = ["write_report", "markdown_to_html", "STAGE_TITLES", "NOT_IN_WORKFLOW", "render_caption", "deviations",
-           "prose_numbers", "stale_numbers", "MAX_INLINE_LINES"]
+__all__ = [
+    "write_report",
+    "markdown_to_html",
+    "STAGE_TITLES",
+    "NOT_IN_WORKFLOW",
+    "render_caption",
+    "deviations",
+    "prose_numbers",
+    "stale_numbers",
+    "MAX_INLINE_LINES",
+]
 
 STAGE_TITLES = {
     "data": "Datasets (Table 1)",
@@ -59,8 +68,9 @@ def render_caption(path, config: dict | None = None) -> str:
     as in Snakemake's HTML report) filled from ``config``."""
     text = Path(path).read_text()
     if "{{" in text or "{%" in text:
-        import jinja2
         from types import SimpleNamespace
+
+        import jinja2
 
         text = jinja2.Template(text).render(snakemake=SimpleNamespace(config=config or {}))
     return " ".join(text.split())
@@ -69,8 +79,12 @@ def render_caption(path, config: dict | None = None) -> str:
 # --------------------------------------------------------------------------------------------------
 # deviations from the paper and generated analyses
 
-_MEASURE_NAMES = {"hamming": "Hamming loss", "subset01": "subset 0/1 loss", "f": "F-measure",
-                  "jaccard": "Jaccard index"}
+_MEASURE_NAMES = {
+    "hamming": "Hamming loss",
+    "subset01": "subset 0/1 loss",
+    "f": "F-measure",
+    "jaccard": "Jaccard index",
+}
 
 
 def deviations(table: pd.DataFrame, values, keys, *, threshold: float = DEVIATION_POINTS) -> pd.DataFrame:
@@ -82,15 +96,24 @@ def deviations(table: pd.DataFrame, values, keys, *, threshold: float = DEVIATIO
         for _, r in table.iterrows():
             ours, paper = r[v], r[f"{v}_paper"]
             if pd.notna(ours) and pd.notna(paper) and abs(ours - paper) > threshold:
-                rows.append({**{k: r[k] for k in keys}, "measure": v, "ours": round(float(ours), 2),
-                             "paper": float(paper), "diff": round(float(ours - paper), 2)})
+                rows.append(
+                    {
+                        **{k: r[k] for k in keys},
+                        "measure": v,
+                        "ours": round(float(ours), 2),
+                        "paper": float(paper),
+                        "diff": round(float(ours - paper), 2),
+                    }
+                )
     return pd.DataFrame(rows, columns=[*keys, "measure", "ours", "paper", "diff"])
 
 
 def _fmt_dev(d: pd.DataFrame, keys) -> str:
     return "; ".join(
         " ".join(str(r[k]) for k in keys) + f" {_MEASURE_NAMES.get(r['measure'], r['measure'])}: "
-        f"{r['ours']:.2f} vs {r['paper']:.2f} ({r['diff']:+.2f})" for _, r in d.iterrows())
+        f"{r['ours']:.2f} vs {r['paper']:.2f} ({r['diff']:+.2f})"
+        for _, r in d.iterrows()
+    )
 
 
 def _findings_sentences(findings: pd.DataFrame, stage: str) -> list[str]:
@@ -128,8 +151,10 @@ def _analysis_simulations(tables: Path) -> list[str]:
 
         coinc = coinciding_methods(s)
         if coinc:
-            out.append(f"  Identical curves in every panel: {', '.join(' = '.join(c) for c in coinc)} "
-                       "(drawn with offset markers).")
+            out.append(
+                f"  Identical curves in every panel: {', '.join(' = '.join(c) for c in coinc)} "
+                "(drawn with offset markers)."
+            )
     p = tables / "simulations_figure4.csv"
     if p.exists():
         t = pd.read_csv(p)
@@ -137,8 +162,11 @@ def _analysis_simulations(tables: Path) -> list[str]:
         for step in ("estimation", "inference"):
             tot = t[(t.n_labels == m) & (t.step == step)].set_index("method").time_ms_mean.sort_values()
             if len(tot):
-                out.append(f"- Figure 4, m = {m}: {step} time per training sample, fastest to slowest: "
-                           + ", ".join(f"{k} {v:.4g} ms" for k, v in tot.items()) + ".")
+                out.append(
+                    f"- Figure 4, m = {m}: {step} time per training sample, fastest to slowest: "
+                    + ", ".join(f"{k} {v:.4g} ms" for k, v in tot.items())
+                    + "."
+                )
     return out
 
 
@@ -153,10 +181,16 @@ def _analysis_deviations(table_csv: Path, values, keys, what: str) -> list[str]:
     if not len(dev):
         t = pd.read_csv(table_csv)
         has_paper = any(f"{v}_paper" in t.columns and t[f"{v}_paper"].notna().any() for v in values)
-        return [f"- {what}: every cell within {DEVIATION_POINTS:g} points of the paper."] if has_paper else \
-            [f"- {what}: no dataset of the paper in this run, nothing to compare."]
-    return [f"- {what}: {len(dev)} cells more than {DEVIATION_POINTS:g} points from the paper (ours vs paper): "
-            + _fmt_dev(dev, keys) + "."]
+        return (
+            [f"- {what}: every cell within {DEVIATION_POINTS:g} points of the paper."]
+            if has_paper
+            else [f"- {what}: no dataset of the paper in this run, nothing to compare."]
+        )
+    return [
+        f"- {what}: {len(dev)} cells more than {DEVIATION_POINTS:g} points from the paper (ours vs paper): "
+        + _fmt_dev(dev, keys)
+        + "."
+    ]
 
 
 def _analysis_table3(tables: Path) -> list[str]:
@@ -167,16 +201,19 @@ def _analysis_table3(tables: Path) -> list[str]:
     r = t["time_ratio_paper_over_ours"].dropna() if "time_ratio_paper_over_ours" in t else pd.Series(dtype=float)
     if not len(r):
         return []
-    return [f"- Table 3: the paper's times are {r.min():.3g} to {r.max():.3g} times ours "
-            f"(median {r.median():.3g}; different machines and implementations)."]
+    return [
+        f"- Table 3: the paper's times are {r.min():.3g} to {r.max():.3g} times ours "
+        f"(median {r.median():.3g}; different machines and implementations)."
+    ]
 
 
 def _analysis(stage: str, tables: Path) -> list[str]:
     if stage == "simulations":
         return _analysis_simulations(tables)
     if stage == "knn":
-        return (_analysis_deviations(tables / "table2.csv", list(_MEASURE_NAMES), ["dataset", "method", "l"], "Table 2")
-                + _analysis_table3(tables))
+        return _analysis_deviations(
+            tables / "table2.csv", list(_MEASURE_NAMES), ["dataset", "method", "l"], "Table 2"
+        ) + _analysis_table3(tables)
     if stage == "pcc":
         return _analysis_deviations(tables / "table4.csv", list(_MEASURE_NAMES), ["dataset", "method"], "Table 4")
     if stage == "parametric":
@@ -199,26 +236,62 @@ def data_findings(table1_csv, skipped) -> pd.DataFrame:
         cols = [c for c in ("n_train", "n_test", "m", "d") if f"{c}_paper" in t]
         known = t.dropna(subset=[f"{c}_paper" for c in cols], how="all")
         if len(known):
-            bad = [(r.dataset, c) for r in known.itertuples() for c in cols
-                   if pd.notna(getattr(r, f"{c}_paper")) and getattr(r, c) != getattr(r, f"{c}_paper")]
-            rows.append(finding("table1", cat.loc["table1", "claim"], cat.loc["table1", "section"],
-                                "confirmed" if not bad else "contradicted", float(len(bad)), np.nan,
-                                f"{len(bad)} of {len(known) * len(cols)} counts differ from the paper "
-                                f"({', '.join(map(str, known.dataset))})", link))
+            bad = [
+                (r.dataset, c)
+                for r in known.itertuples()
+                for c in cols
+                if pd.notna(getattr(r, f"{c}_paper")) and getattr(r, c) != getattr(r, f"{c}_paper")
+            ]
+            rows.append(
+                finding(
+                    "table1",
+                    cat.loc["table1", "claim"],
+                    cat.loc["table1", "section"],
+                    "confirmed" if not bad else "contradicted",
+                    float(len(bad)),
+                    np.nan,
+                    f"{len(bad)} of {len(known) * len(cols)} counts differ from the paper "
+                    f"({', '.join(map(str, known.dataset))})",
+                    link,
+                )
+            )
         else:
-            rows.append(finding("table1", cat.loc["table1", "claim"], cat.loc["table1", "section"],
-                                "not run (no dataset of the paper in this run)", link=link))
+            rows.append(
+                finding(
+                    "table1",
+                    cat.loc["table1", "claim"],
+                    cat.loc["table1", "section"],
+                    "not run (no dataset of the paper in this run)",
+                    link=link,
+                )
+            )
         has_mm = t.dataset.astype(str).str.startswith("mediamill").any()
     else:
         has_mm = False
     why = [s for s in skipped if "mediamill" in str(s).lower()]
     if has_mm:
-        rows.append(finding("mediamill", cat.loc["mediamill", "claim"], cat.loc["mediamill", "section"],
-                            "confirmed", evidence="Mediamill is in this run's tables", link=link))
+        rows.append(
+            finding(
+                "mediamill",
+                cat.loc["mediamill", "claim"],
+                cat.loc["mediamill", "section"],
+                "confirmed",
+                evidence="Mediamill is in this run's tables",
+                link=link,
+            )
+        )
     else:
         reason = "files not available" if why else "not selected in config"
-        rows.append(finding("mediamill", cat.loc["mediamill", "claim"], cat.loc["mediamill", "section"],
-                            f"not run ({reason})", evidence="; ".join(map(str, why)), link=link))
+        rows.append(
+            finding(
+                "mediamill",
+                cat.loc["mediamill", "claim"],
+                cat.loc["mediamill", "section"],
+                f"not run ({reason})",
+                evidence="; ".join(map(str, why)),
+                link=link,
+            )
+        )
     return pd.DataFrame(rows)
 
 
@@ -257,10 +330,21 @@ def findings_markdown(f: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: dict | None = None,
-                 findings=(), not_run: dict | None = None, config: dict | None = None,
-                 theory_tables: dict | None = None, tables_dir=None, findings_csv=None,
-                 deviations_csv=None) -> pd.DataFrame:
+def write_report(
+    sections: dict,
+    out_path,
+    *,
+    title: str,
+    skipped=(),
+    captions: dict | None = None,
+    findings=(),
+    not_run: dict | None = None,
+    config: dict | None = None,
+    theory_tables: dict | None = None,
+    tables_dir=None,
+    findings_csv=None,
+    deviations_csv=None,
+) -> pd.DataFrame:
     """Write ``results/report.md``: findings, corrections, then one section per stage.
 
     Parameters
@@ -306,14 +390,21 @@ def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: 
             collected.to_csv(tmp, index=False)
 
     lines = [f"# {title}", ""]
-    lines += ["Every number below was computed by this run of the pipeline, or is the paper's (shown beside "
-              "ours, marked as the paper's). Methods and choices: `docs/`.", ""]
+    lines += [
+        "Every number below was computed by this run of the pipeline, or is the paper's (shown beside "
+        "ours, marked as the paper's). Methods and choices: `docs/`.",
+        "",
+    ]
     if skipped:
         lines += ["**Datasets left out of this run:**", ""] + [f"- {m}" for m in skipped] + [""]
     counts = collected.verdict.map(lambda v: "not run" if str(v).startswith("not run") else v).value_counts()
     lines += ['<a id="sec-findings"></a>', "", "## Findings", ""]
-    lines += ["One row per table, figure, theorem and qualitative claim of the paper (Sections 3-7): "
-              + ", ".join(f"{n} {v}" for v, n in counts.items()) + ".", ""]
+    lines += [
+        "One row per table, figure, theorem and qualitative claim of the paper (Sections 3-7): "
+        + ", ".join(f"{n} {v}" for v, n in counts.items())
+        + ".",
+        "",
+    ]
     z = float(((config or {}).get("report") or {}).get("z", F.Z))
     lines += [F.SIGN_CONVENTION.format(z=z), "", findings_markdown(collected), ""]
     if theory_tables and all(Path(p).exists() for p in theory_tables.values()):
@@ -339,8 +430,14 @@ def write_report(sections: dict, out_path, *, title: str, skipped=(), captions: 
                     lines += [text, ""]
             elif p.suffix == ".png":
                 rel = os.path.relpath(p, out_dir)
-                key = next((k for k in captions if Path(k).as_posix() == p.as_posix()
-                            or p.as_posix().endswith("/" + Path(k).as_posix())), None)
+                key = next(
+                    (
+                        k
+                        for k in captions
+                        if Path(k).as_posix() == p.as_posix() or p.as_posix().endswith("/" + Path(k).as_posix())
+                    ),
+                    None,
+                )
                 if key is None:
                     raise ValueError(f"captions: no caption registered for figure {p}")
                 lines += [f"![{p.stem}]({rel})", "", f"*{render_caption(captions[key], config)}*", ""]
@@ -386,8 +483,10 @@ def markdown_to_html(md_path, html_path, *, extra_head: str = "") -> Path:
     text = Path(md_path).read_text()
     body = markdown.markdown(text, extensions=["tables"])
     title = text.splitlines()[0].lstrip("# ") if text else "report"
-    page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>"
-            f"<style>{_CSS}</style>{extra_head}</head><body>{body}</body></html>")
+    page = (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>"
+        f"<style>{_CSS}</style>{extra_head}</head><body>{body}</body></html>"
+    )
     with atomic_output(html_path) as tmp:
         tmp.write_text(page)
     return Path(html_path)

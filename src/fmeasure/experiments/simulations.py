@@ -25,16 +25,27 @@ def summarize(scores: pd.DataFrame, reference: pd.DataFrame) -> pd.DataFrame:
     replicates). ``bayes`` is the mean exact Bayes-optimal value over the models (NaN for Jaccard);
     ``regret`` the mean of ``sign * (bayes - score)`` per run, >= 0 up to test-sample noise.
     """
-    long = scores.melt(id_vars=["data_model", "model", "train_size", "train_set", "method"],
-                       value_vars=list(MEASURES), var_name="measure", value_name="value")
-    long = long.merge(reference[["data_model", "model", "measure", "bayes"]], how="left",
-                      on=["data_model", "model", "measure"])
+    long = scores.melt(
+        id_vars=["data_model", "model", "train_size", "train_set", "method"],
+        value_vars=list(MEASURES),
+        var_name="measure",
+        value_name="value",
+    )
+    long = long.merge(
+        reference[["data_model", "model", "measure", "bayes"]], how="left", on=["data_model", "model", "measure"]
+    )
     sign = long["measure"].map(MEASURE_SIGN)
     long["regret"] = sign * (long["bayes"] - long["value"])
     keys = ["data_model", "train_size", "method", "measure"]
     g = long.groupby(keys, sort=False)
-    out = g.agg(mean=("value", "mean"), sd=("value", "std"), n=("value", "size"),
-                bayes=("bayes", "mean"), regret=("regret", "mean"), regret_sd=("regret", "std")).reset_index()
+    out = g.agg(
+        mean=("value", "mean"),
+        sd=("value", "std"),
+        n=("value", "size"),
+        bayes=("bayes", "mean"),
+        regret=("regret", "mean"),
+        regret_sd=("regret", "std"),
+    ).reset_index()
     out["se"] = out["sd"] / np.sqrt(out["n"])
     out["regret_se"] = out["regret_sd"] / np.sqrt(out["n"])
     per_model = long.groupby(keys + ["model"], sort=False)["value"].mean().reset_index()
@@ -53,8 +64,7 @@ def _wide(scores: pd.DataFrame, kind: str, measure: str, sizes) -> pd.DataFrame:
     """Per-run scores in percentage points, losses negated (higher is better): one row per
     (train_size, model, train_set), one column per method."""
     sub = scores[(scores.data_model == kind) & scores.train_size.isin(list(sizes))]
-    w = sub.pivot_table(index=["train_size", "model", "train_set"], columns="method", values=measure,
-                        aggfunc="first")
+    w = sub.pivot_table(index=["train_size", "model", "train_set"], columns="method", values=measure, aggfunc="first")
     return 100.0 * MEASURE_SIGN[measure] * w
 
 
@@ -68,8 +78,11 @@ def _margin_cells(scores, kind, measure, sizes, claimed, others, *, per_size=Tru
     w = _wide(scores, kind, measure, sizes)
     claimed = [m for m in claimed if m in w.columns]
     others = [m for m in others if m in w.columns]
-    groups = [(f"n={n}", w.xs(n, level="train_size")) for n in sizes] if per_size else \
-        [("n in " + ",".join(map(str, sizes)), w.groupby(level=["model", "train_set"]).mean())]
+    groups = (
+        [(f"n={n}", w.xs(n, level="train_size")) for n in sizes]
+        if per_size
+        else [("n in " + ",".join(map(str, sizes)), w.groupby(level=["model", "train_set"]).mean())]
+    )
     cells = []
     for label, g in groups:
         a = g[claimed].mean().idxmax()
@@ -121,11 +134,21 @@ def claims_table(scores: pd.DataFrame, *, z: float = 2.0, small_sizes=(5, 10, 20
         use = {"large": [large], "small": small, "from100": from100}[which]
         cells = _margin_cells(scores, kind, measure, use, claimed, others, per_size=(which != "small"))
         c = combine(cells, how, z)
-        rows.append({"claim_id": cid, "data_model": kind, "measure": measure,
-                     "claimed": "/".join(claimed), "versus": "/".join(others),
-                     "sizes": ",".join(map(str, use)), "margin": c["margin"], "se": c["se"],
-                     "outcome": outcome(c["margin"], c["se"], z), "verdict": c["verdict"],
-                     "evidence": c["weakest"]})
+        rows.append(
+            {
+                "claim_id": cid,
+                "data_model": kind,
+                "measure": measure,
+                "claimed": "/".join(claimed),
+                "versus": "/".join(others),
+                "sizes": ",".join(map(str, use)),
+                "margin": c["margin"],
+                "se": c["se"],
+                "outcome": outcome(c["margin"], c["se"], z),
+                "verdict": c["verdict"],
+                "evidence": c["weakest"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -137,8 +160,7 @@ def timing_claims(time_summary: pd.DataFrame, *, z: float = 2.0) -> pd.DataFrame
     equals MM's at every m (a tie claim)."""
     from fmeasure.experiments.findings import combine, outcome, verdict
 
-    t = time_summary.pivot_table(index=["method", "n_labels"], columns="step",
-                                 values=["time_ms_mean", "time_ms_se"])
+    t = time_summary.pivot_table(index=["method", "n_labels"], columns="step", values=["time_ms_mean", "time_ms_se"])
     m = int(time_summary.n_labels.max())
     total = (t["time_ms_mean"].sum(axis=1)).xs(m, level="n_labels")
     se = np.sqrt((t["time_ms_se"] ** 2).sum(axis=1)).xs(m, level="n_labels")
@@ -147,19 +169,38 @@ def timing_claims(time_summary: pd.DataFrame, *, z: float = 2.0) -> pd.DataFrame
         other = total.drop("GFM").idxmax()
         margin = float(total["GFM"] - total[other])
         s = float(np.hypot(se["GFM"], se[other]))
-        rows.append({"claim_id": "fig4", "margin": margin, "se": s, "outcome": outcome(margin, s, z),
-                     "verdict": verdict(margin, s, "better", z),
-                     "evidence": f"m={m}: GFM {total['GFM']:.4g} ms vs {other} {total[other]:.4g} ms (ms)"})
-    est = time_summary[time_summary.step == "estimation"].pivot_table(index="n_labels", columns="method",
-                                                                         values=["time_ms_mean", "time_ms_se"])
+        rows.append(
+            {
+                "claim_id": "fig4",
+                "margin": margin,
+                "se": s,
+                "outcome": outcome(margin, s, z),
+                "verdict": verdict(margin, s, "better", z),
+                "evidence": f"m={m}: GFM {total['GFM']:.4g} ms vs {other} {total[other]:.4g} ms (ms)",
+            }
+        )
+    est = time_summary[time_summary.step == "estimation"].pivot_table(
+        index="n_labels", columns="method", values=["time_ms_mean", "time_ms_se"]
+    )
     if {"FM", "MM"} <= set(time_summary.method):
-        cells = pd.DataFrame({"label": [f"m={k}" for k in est.index],
-                              "margin": (est["time_ms_mean"]["FM"] - est["time_ms_mean"]["MM"]).to_numpy(),
-                              "se": np.hypot(est["time_ms_se"]["FM"], est["time_ms_se"]["MM"]).to_numpy()})
+        cells = pd.DataFrame(
+            {
+                "label": [f"m={k}" for k in est.index],
+                "margin": (est["time_ms_mean"]["FM"] - est["time_ms_mean"]["MM"]).to_numpy(),
+                "se": np.hypot(est["time_ms_se"]["FM"], est["time_ms_se"]["MM"]).to_numpy(),
+            }
+        )
         c = combine(cells, "tie", z)
-        rows.append({"claim_id": "sim.time.fm_est", "margin": c["margin"], "se": c["se"],
-                     "outcome": outcome(c["margin"], c["se"], z), "verdict": c["verdict"],
-                     "evidence": f"FM minus MM estimation time, largest gap at {c['weakest']} (ms)"})
+        rows.append(
+            {
+                "claim_id": "sim.time.fm_est",
+                "margin": c["margin"],
+                "se": c["se"],
+                "outcome": outcome(c["margin"], c["se"], z),
+                "verdict": c["verdict"],
+                "evidence": f"FM minus MM estimation time, largest gap at {c['weakest']} (ms)",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -208,14 +249,16 @@ def regret_table(summary: pd.DataFrame, sizes=(10, 100, 1000, 10000)) -> pd.Data
     """
     sub = summary[summary.bayes.notna() & summary.train_size.isin(sizes)].copy()
     sub["cell"] = [f"{r:.4f} ± {s:.4f}" for r, s in zip(sub.regret, sub.regret_se)]
-    wide = sub.pivot_table(index=["data_model", "measure", "method"], columns="train_size", values="cell",
-                           aggfunc="first").reset_index()
+    wide = sub.pivot_table(
+        index=["data_model", "measure", "method"], columns="train_size", values="cell", aggfunc="first"
+    ).reset_index()
     wide.columns = [c if isinstance(c, str) else f"n={c}" for c in wide.columns]
     return wide
 
 
-def coinciding_methods(summary: pd.DataFrame, *, by=("train_size", "measure"), value="mean",
-                       atol: float = 1e-12) -> list[tuple[str, ...]]:
+def coinciding_methods(
+    summary: pd.DataFrame, *, by=("train_size", "measure"), value="mean", atol: float = 1e-12
+) -> list[tuple[str, ...]]:
     """Groups of methods whose curves are identical everywhere in ``summary`` (long format).
 
     Examples
@@ -231,8 +274,13 @@ def coinciding_methods(summary: pd.DataFrame, *, by=("train_size", "measure"), v
     for a in order:
         if a in seen:
             continue
-        same = [b for b in order if b != a and b not in seen
-                and np.allclose(w[a].to_numpy(), w[b].to_numpy(), atol=atol, rtol=0, equal_nan=True)]
+        same = [
+            b
+            for b in order
+            if b != a
+            and b not in seen
+            and np.allclose(w[a].to_numpy(), w[b].to_numpy(), atol=atol, rtol=0, equal_nan=True)
+        ]
         if same:
             groups.append((a, *same))
             seen.update([a, *same])
@@ -267,13 +315,22 @@ def plot_performance(summary: pd.DataFrame, *, zoom_max: int = 100, title: str |
             for method in methods:
                 d = part[part.method == method].sort_values("train_size")
                 label = f"{method} (coincides with {same_as[method]})" if method in same_as else method
-                ax.errorbar(d.train_size * shift[method], d["mean"], yerr=d["se"], capsize=2, markersize=4,
-                            **style(method, label=label))
+                ax.errorbar(
+                    d.train_size * shift[method],
+                    d["mean"],
+                    yerr=d["se"],
+                    capsize=2,
+                    markersize=4,
+                    **style(method, label=label),
+                )
             ax.margins(x=0.04, y=0.08)
             bayes = sub["bayes"].dropna()
             if len(bayes):
-                ax.axhline(bayes.mean(), label="Bayes-optimal", **{k: v for k, v in METHOD_STYLE["Bayes"].items()
-                                                                    if k != "marker"})
+                ax.axhline(
+                    bayes.mean(),
+                    label="Bayes-optimal",
+                    **{k: v for k, v in METHOD_STYLE["Bayes"].items() if k != "marker"},
+                )
             if not zoom:
                 ax.set_xscale("log")
                 _plain_log_ticks(ax.xaxis)
@@ -310,8 +367,14 @@ def plot_times(time_summary: pd.DataFrame):
         for method in methods:
             d = sub[sub.method == method].sort_values("n_labels")
             label = f"{method} (coincides with {same_as[method]})" if method in same_as else method
-            ax.errorbar(d.n_labels * shift[method], d.time_ms_mean, yerr=d.time_ms_se, capsize=2, markersize=4,
-                        **style(method, label=label))
+            ax.errorbar(
+                d.n_labels * shift[method],
+                d.time_ms_mean,
+                yerr=d.time_ms_se,
+                capsize=2,
+                markersize=4,
+                **style(method, label=label),
+            )
         ax.margins(x=0.05, y=0.1)
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -329,8 +392,9 @@ def plot_times(time_summary: pd.DataFrame):
 # writers (one per rule)
 
 
-def write_summaries(score_paths, reference_paths, *, kinds, summary_csvs, claims_csv, claims_md, regret_csv,
-                    regret_md, z: float = 2.0) -> pd.DataFrame:
+def write_summaries(
+    score_paths, reference_paths, *, kinds, summary_csvs, claims_csv, claims_md, regret_csv, regret_md, z: float = 2.0
+) -> pd.DataFrame:
     """Aggregate the per-job CSVs; write one summary per data model, the claims and the regrets.
 
     Returns the claims table.
@@ -343,14 +407,25 @@ def write_summaries(score_paths, reference_paths, *, kinds, summary_csvs, claims
         write_table(summary[summary.data_model == kind], path)
     claims = claims_table(scores, z=z)
     n_runs = int(scores.groupby(["data_model", "train_size", "method"]).size().max())
-    write_table(claims, claims_csv, claims_md, float_format="{:.4f}",
-                caption=("Section 6 conclusions checked on this run: margin = claimed method minus the best "
-                         "competitor (percentage points, losses negated; positive supports the claim), paired "
-                         f"over the {n_runs} (model, training set) runs, with its standard error; "
-                         f"confirmed when margin > {z:g} SE, contradicted when margin < -{z:g} SE, else not "
-                         f"confirmed (a tie); a claim of equality is confirmed when |margin| <= {z:g} SE."))
-    write_table(regret_table(summary), regret_csv, regret_md,
-                caption="Section 6: mean regret (± s.e.) vs the exact Bayes-optimal prediction of each model.")
+    write_table(
+        claims,
+        claims_csv,
+        claims_md,
+        float_format="{:.4f}",
+        caption=(
+            "Section 6 conclusions checked on this run: margin = claimed method minus the best "
+            "competitor (percentage points, losses negated; positive supports the claim), paired "
+            f"over the {n_runs} (model, training set) runs, with its standard error; "
+            f"confirmed when margin > {z:g} SE, contradicted when margin < -{z:g} SE, else not "
+            f"confirmed (a tie); a claim of equality is confirmed when |margin| <= {z:g} SE."
+        ),
+    )
+    write_table(
+        regret_table(summary),
+        regret_csv,
+        regret_md,
+        caption="Section 6: mean regret (± s.e.) vs the exact Bayes-optimal prediction of each model.",
+    )
     return claims
 
 
@@ -381,7 +456,8 @@ def write_findings(claims_csv, figure4_csv, out_csv, *, z: float = 2.0) -> pd.Da
 
     Figures 2 and 3 get one row each, summarizing their data model's claims (the weakest shown).
     """
-    from fmeasure.experiments.findings import finding, paper_claims, write_findings as _write
+    from fmeasure.experiments.findings import finding, paper_claims
+    from fmeasure.experiments.findings import write_findings as _write
 
     cat = paper_claims().set_index("claim_id")
     claims = pd.read_csv(claims_csv)
@@ -389,19 +465,54 @@ def write_findings(claims_csv, figure4_csv, out_csv, *, z: float = 2.0) -> pd.Da
     rows = []
     for r in claims.itertuples(index=False):
         ev = f"{r.claimed} vs {r.versus}, {MEASURE_TITLES[r.measure]}, {r.evidence}"
-        rows.append(finding(r.claim_id, cat.loc[r.claim_id, "claim"], cat.loc[r.claim_id, "section"],
-                            r.verdict, r.margin, r.se, ev, link))
+        rows.append(
+            finding(
+                r.claim_id,
+                cat.loc[r.claim_id, "claim"],
+                cat.loc[r.claim_id, "section"],
+                r.verdict,
+                r.margin,
+                r.se,
+                ev,
+                link,
+            )
+        )
     for fig, kind in (("fig2", "independent"), ("fig3", "chain")):
         sub = claims[claims.data_model == kind]
         if len(sub):
             n_ok = int((sub.verdict == "confirmed").sum())
             worst = sub.assign(r=sub.margin / sub.se.where(sub.se > 0)).sort_values("r").iloc[0]
-            v = ("contradicted" if (sub.verdict == "contradicted").any()
-                 else "confirmed" if n_ok == len(sub) else "not confirmed")
-            rows.append(finding(fig, cat.loc[fig, "claim"], cat.loc[fig, "section"], v, worst.margin, worst.se,
-                                f"{n_ok} of {len(sub)} claims confirmed; weakest: {worst.claim_id}", link))
+            v = (
+                "contradicted"
+                if (sub.verdict == "contradicted").any()
+                else "confirmed"
+                if n_ok == len(sub)
+                else "not confirmed"
+            )
+            rows.append(
+                finding(
+                    fig,
+                    cat.loc[fig, "claim"],
+                    cat.loc[fig, "section"],
+                    v,
+                    worst.margin,
+                    worst.se,
+                    f"{n_ok} of {len(sub)} claims confirmed; weakest: {worst.claim_id}",
+                    link,
+                )
+            )
     times = timing_claims(pd.read_csv(figure4_csv), z=z)
     for r in times.itertuples(index=False):
-        rows.append(finding(r.claim_id, cat.loc[r.claim_id, "claim"], cat.loc[r.claim_id, "section"],
-                            r.verdict, r.margin, r.se, r.evidence, link))
+        rows.append(
+            finding(
+                r.claim_id,
+                cat.loc[r.claim_id, "claim"],
+                cat.loc[r.claim_id, "section"],
+                r.verdict,
+                r.margin,
+                r.se,
+                r.evidence,
+                link,
+            )
+        )
     return _write(rows, out_csv)

@@ -33,7 +33,16 @@ from fmeasure.learners.ssvm import FMeasureSSVM
 from fmeasure.metrics import f_measure, hamming_loss
 from fmeasure.tables import best_mask, paper_numbers, write_table
 
-__all__ = ["run_findings", "make_rml", "run_rml", "run_table6", "write_table6", "table6_claims", "write_claims", "METHODS"]
+__all__ = [
+    "run_findings",
+    "make_rml",
+    "run_rml",
+    "run_table6",
+    "write_table6",
+    "table6_claims",
+    "write_claims",
+    "METHODS",
+]
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +56,16 @@ def make_rml(cfg: dict, n_jobs: int | None = None) -> FMeasureSSVM:
 
     Keys: ``Cs``, ``cv``, ``seed``, ``tol``, ``max_iter``, ``batch_size`` and (optional) ``standardize``.
     """
-    return FMeasureSSVM(Cs=tuple(cfg["Cs"]), cv=int(cfg["cv"]), tol=float(cfg["tol"]),
-                        max_iter=int(cfg["max_iter"]), batch_size=int(cfg["batch_size"]),
-                        standardize=bool(cfg.get("standardize", False)), random_state=int(cfg["seed"]),
-                        n_jobs=n_jobs)
+    return FMeasureSSVM(
+        Cs=tuple(cfg["Cs"]),
+        cv=int(cfg["cv"]),
+        tol=float(cfg["tol"]),
+        max_iter=int(cfg["max_iter"]),
+        batch_size=int(cfg["batch_size"]),
+        standardize=bool(cfg.get("standardize", False)),
+        random_state=int(cfg["seed"]),
+        n_jobs=n_jobs,
+    )
 
 
 def run_rml(ds, cfg: dict, n_jobs: int | None = None) -> pd.DataFrame:
@@ -73,24 +88,39 @@ def run_rml(ds, cfg: dict, n_jobs: int | None = None) -> pd.DataFrame:
     t2 = time.perf_counter()
     stops = [s for per_c in getattr(model, "cv_stops_", []) for (_, s) in per_c]
     row = {
-        "dataset": ds.name, "method": "RML",
+        "dataset": ds.name,
+        "method": "RML",
         "f": 100.0 * float(np.mean(f_measure(ds.Y_test, H))),
         "hamming": 100.0 * float(np.mean(hamming_loss(ds.Y_test, H))),
-        "train_time_s": t1 - t0, "inference_time_s": t2 - t1,
+        "train_time_s": t1 - t0,
+        "inference_time_s": t2 - t1,
         "C": model.C_,
         "cv_f": 100.0 * float(np.nanmax(model.cv_scores_)) if np.any(np.isfinite(model.cv_scores_)) else np.nan,
-        "n_iter": model.n_iter_, "duality_gap": model.duality_gap_, "stopped_by": model.stopped_by_,
+        "n_iter": model.n_iter_,
+        "duality_gap": model.duality_gap_,
+        "stopped_by": model.stopped_by_,
         "cv_capped": f"{sum(s == 'max_iter' for s in stops)}/{len(stops)}",
     }
-    log.info("RML on %s: C = %g, F %.2f%%, train %.1f s (%d passes, gap %.2e, %s), inference %.3f s",
-             ds.name, row["C"], row["f"], row["train_time_s"], row["n_iter"], row["duality_gap"],
-             row["stopped_by"], row["inference_time_s"])
+    log.info(
+        "RML on %s: C = %g, F %.2f%%, train %.1f s (%d passes, gap %.2e, %s), inference %.3f s",
+        ds.name,
+        row["C"],
+        row["f"],
+        row["train_time_s"],
+        row["n_iter"],
+        row["duality_gap"],
+        row["stopped_by"],
+        row["inference_time_s"],
+    )
     return pd.DataFrame([row])
 
 
 def _read(path_or_paths) -> pd.DataFrame:
-    paths = [path_or_paths] if isinstance(path_or_paths, (str, bytes)) or hasattr(path_or_paths, "__fspath__") \
+    paths = (
+        [path_or_paths]
+        if isinstance(path_or_paths, (str, bytes)) or hasattr(path_or_paths, "__fspath__")
         else list(path_or_paths)
+    )
     frames = [pd.read_csv(p) for p in paths]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -138,8 +168,16 @@ def run_table6(rml, *, table2, table3, table4, figure5, table5, extra=()) -> pd.
     ib = _best(t2[t2.method.isin(["FM", "GFM"])][["dataset", "method", "l", "f"]], "l")
     ib = ib.merge(t3[["dataset", "method", "l", "time_s"]], on=["dataset", "method", "l"], how="left")
     for r in ib.itertuples():
-        rows.append({"dataset": r.dataset, "method": f"IB {r.method}", "setting": f"l = {int(r.l)}", "f": r.f,
-                     "train_time_s": np.nan, "inference_time_s": r.time_s})
+        rows.append(
+            {
+                "dataset": r.dataset,
+                "method": f"IB {r.method}",
+                "setting": f"l = {int(r.l)}",
+                "f": r.f,
+                "train_time_s": np.nan,
+                "inference_time_s": r.time_s,
+            }
+        )
     # PCC
     t4 = _read(table4)
     t4 = t4[t4.method.isin(["FM", "GFM"])]
@@ -147,29 +185,61 @@ def run_table6(rml, *, table2, table3, table4, figure5, table5, extra=()) -> pd.
     if figure5 is not None:
         f5 = _read(figure5).rename(columns={"f_mean": "f", "time_mean": "inference_time_s"})
         cand = pd.concat([cand, f5[["dataset", "method", "n_samples", "f", "inference_time_s"]]], ignore_index=True)
-    pcc = _best(cand, "n_samples").merge(t4[["dataset", "method", "train_time_s"]].drop_duplicates(["dataset", "method"]),
-                                         on=["dataset", "method"], how="left")
+    pcc = _best(cand, "n_samples").merge(
+        t4[["dataset", "method", "train_time_s"]].drop_duplicates(["dataset", "method"]),
+        on=["dataset", "method"],
+        how="left",
+    )
     for r in pcc.itertuples():
-        rows.append({"dataset": r.dataset, "method": f"PCC {r.method}", "setting": f"n = {int(r.n_samples)}",
-                     "f": r.f, "train_time_s": r.train_time_s, "inference_time_s": r.inference_time_s})
+        rows.append(
+            {
+                "dataset": r.dataset,
+                "method": f"PCC {r.method}",
+                "setting": f"n = {int(r.n_samples)}",
+                "f": r.f,
+                "train_time_s": r.train_time_s,
+                "inference_time_s": r.inference_time_s,
+            }
+        )
     # parametric
     t5 = _read(table5)
     for r in t5[t5.method.isin(["LFP", "EFP"])].itertuples():
-        rows.append({"dataset": r.dataset, "method": r.method, "setting": "", "f": r.f,
-                     "train_time_s": r.train_time_s, "inference_time_s": r.inference_time_s})
+        rows.append(
+            {
+                "dataset": r.dataset,
+                "method": r.method,
+                "setting": "",
+                "f": r.f,
+                "train_time_s": r.train_time_s,
+                "inference_time_s": r.inference_time_s,
+            }
+        )
     for r in rml.itertuples():
-        rows.append({"dataset": r.dataset, "method": "RML", "setting": f"C = {r.C:g}", "f": r.f,
-                     "train_time_s": r.train_time_s, "inference_time_s": r.inference_time_s})
+        rows.append(
+            {
+                "dataset": r.dataset,
+                "method": "RML",
+                "setting": f"C = {r.C:g}",
+                "f": r.f,
+                "train_time_s": r.train_time_s,
+                "inference_time_s": r.inference_time_s,
+            }
+        )
     table = pd.DataFrame(rows).assign(section="paper")
     table = table[table.dataset.isin(datasets)]
     if extra:
         ex = _read(extra)
-        ex = ex[ex.dataset.isin(datasets)][["dataset", "method", *VALUES]].assign(section="beyond the paper", setting="")
+        ex = ex[ex.dataset.isin(datasets)][["dataset", "method", *VALUES]].assign(
+            section="beyond the paper", setting=""
+        )
         table = pd.concat([table, ex], ignore_index=True)
     rank_d = {d: i for i, d in enumerate(datasets)}
     rank_m = {m: i for i, m in enumerate(METHODS)}
-    table = table.assign(_d=table.dataset.map(rank_d), _s=(table.section != "paper").astype(int),
-                         _m=table.method.map(rank_m).fillna(len(METHODS)))
+    table = table.assign(
+        _d=table.dataset.map(rank_d),
+        _s=(table.section != "paper").astype(int),
+        _m=table.method.map(rank_m).fillna(len(METHODS)),
+    )
     table = table.sort_values(["_d", "_s", "_m"], kind="stable").drop(columns=["_d", "_s", "_m"])
     return table[["dataset", "section", "method", "setting", *VALUES]].reset_index(drop=True)
 
@@ -195,9 +265,19 @@ def write_table6(table: pd.DataFrame, csv_path, md_path, caption: str = CAPTION)
         order += [v, f"paper_{v}"]
     out = out[order]
     in_paper = out.section == "paper"
-    bold_src = best_mask(out[in_paper], {"f": "max", "paper_f": "max", "train_time_s": "min",
-                                         "paper_train_time_s": "min", "inference_time_s": "min",
-                                         "paper_inference_time_s": "min"}, by="dataset", atol=5e-3)
+    bold_src = best_mask(
+        out[in_paper],
+        {
+            "f": "max",
+            "paper_f": "max",
+            "train_time_s": "min",
+            "paper_train_time_s": "min",
+            "inference_time_s": "min",
+            "paper_inference_time_s": "min",
+        },
+        by="dataset",
+        atol=5e-3,
+    )
     md_rows, bold_rows = [], []
     labels = {"f": "F [%]", "train_time_s": "Training [s]", "inference_time_s": "Inference [s]"}
     fmts = {"f": "{:.2f}", "train_time_s": "{:.1f}", "inference_time_s": "{:.3f}"}
@@ -255,36 +335,65 @@ def table6_claims(table: pd.DataFrame) -> pd.DataFrame:
             continue
         f = sub["f"]
         best_other = f[others].idxmax()
-        add("An inference-time F-maximizer beats RML on F", d, bool(f[others].max() > f["RML"]),
-            f"best: {best_other} {f[best_other]:.2f} vs RML {f['RML']:.2f}")
+        add(
+            "An inference-time F-maximizer beats RML on F",
+            d,
+            bool(f[others].max() > f["RML"]),
+            f"best: {best_other} {f[best_other]:.2f} vs RML {f['RML']:.2f}",
+        )
         inf = sub["inference_time_s"]
         fastest = inf.idxmin()
-        add("RML is the fastest at inference", d, bool(fastest == "RML"),
-            f"fastest: {fastest} {inf[fastest]:.3f} s; RML {inf['RML']:.3f} s", timing=True)
+        add(
+            "RML is the fastest at inference",
+            d,
+            bool(fastest == "RML"),
+            f"fastest: {fastest} {inf[fastest]:.3f} s; RML {inf['RML']:.3f} s",
+            timing=True,
+        )
         ib_pcc = ["IB FM", "IB GFM", "PCC FM", "PCC GFM"]
         if d == "scene":
             ok = bool(f["RML"] > f[ib_pcc].max() and f["RML"] < f[["LFP", "EFP"]].min())
-            add("Scene: RML beats IB and PCC but loses to LFP and EFP", d, ok,
-                f"RML {f['RML']:.2f}; IB/PCC best {f[ib_pcc].max():.2f}; LFP/EFP worst {f[['LFP', 'EFP']].min():.2f}")
+            add(
+                "Scene: RML beats IB and PCC but loses to LFP and EFP",
+                d,
+                ok,
+                f"RML {f['RML']:.2f}; IB/PCC best {f[ib_pcc].max():.2f}; LFP/EFP worst {f[['LFP', 'EFP']].min():.2f}",
+            )
         if d in ("yeast", "mediamill"):
-            add(f"{d.capitalize()}: RML has the worst F", d, bool(f["RML"] <= f.min() + 1e-12),
-                f"RML {f['RML']:.2f}; worst of the others {f[others].min():.2f}")
+            add(
+                f"{d.capitalize()}: RML has the worst F",
+                d,
+                bool(f["RML"] <= f.min() + 1e-12),
+                f"RML {f['RML']:.2f}; worst of the others {f[others].min():.2f}",
+            )
         if d == "enron":
-            ok = bool(f["RML"] > f[["IB FM", "IB GFM"]].max()
-                      and f["RML"] < f[["PCC FM", "PCC GFM", "LFP", "EFP"]].min())
-            add("Enron: RML beats only the instance-based methods", d, ok,
+            ok = bool(
+                f["RML"] > f[["IB FM", "IB GFM"]].max() and f["RML"] < f[["PCC FM", "PCC GFM", "LFP", "EFP"]].min()
+            )
+            add(
+                "Enron: RML beats only the instance-based methods",
+                d,
+                ok,
                 f"RML {f['RML']:.2f}; IB best {f[['IB FM', 'IB GFM']].max():.2f}; "
-                f"PCC/LFP/EFP worst {f[['PCC FM', 'PCC GFM', 'LFP', 'EFP']].min():.2f}")
+                f"PCC/LFP/EFP worst {f[['PCC FM', 'PCC GFM', 'LFP', 'EFP']].min():.2f}",
+            )
         tr = sub["train_time_s"]
-        add("RML trains slower than LFP (tuning included)", d, bool(tr["RML"] > tr["LFP"]),
-            f"RML {tr['RML']:.1f} s vs LFP {tr['LFP']:.1f} s", timing=True)
+        add(
+            "RML trains slower than LFP (tuning included)",
+            d,
+            bool(tr["RML"] > tr["LFP"]),
+            f"RML {tr['RML']:.1f} s vs LFP {tr['LFP']:.1f} s",
+            timing=True,
+        )
     return pd.DataFrame(out, columns=["claim", "dataset", "paper", "ours", "detail", "ours_time", "detail_time"])
 
 
 def write_claims(claims: pd.DataFrame, csv_path, md_path) -> None:
     """Write the checked claims (CSV + Markdown)."""
-    caption = ("**Table 6, the paper's claims checked on our numbers** (Section 7.2.4): `ours` is True "
-               "where this run's Table 6 bears the claim out (claims about times: wall clock of this run).")
+    caption = (
+        "**Table 6, the paper's claims checked on our numbers** (Section 7.2.4): `ours` is True "
+        "where this run's Table 6 bears the claim out (claims about times: wall clock of this run)."
+    )
     md = claims[["claim", "dataset", "paper"]].copy()
     md["ours"] = claims["ours"].where(claims["ours"].notna(), claims["ours_time"])
     md["detail"] = claims["detail"].where(claims["detail"].notna(), claims["detail_time"])
@@ -301,14 +410,23 @@ def run_findings(table6, *, threshold: float = 2.0, link: str = "#sec-structured
     Margins are F differences in points on the test set (one split without per-instance scores:
     SE taken as :data:`~fmeasure.experiments.findings.SINGLE_SPLIT_SE`). ``table6`` is the CSV of :func:`write_table6`.
     """
-    from fmeasure.experiments.findings import (SINGLE_SPLIT_NOTE, SINGLE_SPLIT_SE, deviation_finding, finding,
-                                              paper_claims, verdict)
+    from fmeasure.experiments.findings import (
+        SINGLE_SPLIT_NOTE,
+        SINGLE_SPLIT_SE,
+        deviation_finding,
+        finding,
+        paper_claims,
+        verdict,
+    )
 
     t = pd.read_csv(table6) if not isinstance(table6, pd.DataFrame) else table6
     t = t[t.get("section", "paper") == "paper"] if "section" in t.columns else t
     cat = paper_claims().set_index("claim_id")
-    rows = [deviation_finding("table6", t.rename(columns={"paper_f": "f_paper"}), ["f"], threshold=threshold,
-                              link=link, cat=cat)]
+    rows = [
+        deviation_finding(
+            "table6", t.rename(columns={"paper_f": "f_paper"}), ["f"], threshold=threshold, link=link, cat=cat
+        )
+    ]
 
     def f_of(d, m):
         v = t[(t.dataset == d) & (t.method == m)]["f"]
@@ -318,16 +436,30 @@ def run_findings(table6, *, threshold: float = 2.0, link: str = "#sec-structured
         claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
         if not np.isfinite(margin):
             return finding(cid, claim, section, f"not run ({none})", link=link)
-        return finding(cid, claim, section, verdict(margin, SINGLE_SPLIT_SE), margin, SINGLE_SPLIT_SE,
-                       evidence + SINGLE_SPLIT_NOTE, link)
+        return finding(
+            cid,
+            claim,
+            section,
+            verdict(margin, SINGLE_SPLIT_SE),
+            margin,
+            SINGLE_SPLIT_SE,
+            evidence + SINGLE_SPLIT_NOTE,
+            link,
+        )
 
     ib, pcc, par = ["IB FM", "IB GFM"], ["PCC FM", "PCC GFM"], ["LFP", "EFP"]
     if "scene" in set(t.dataset):
         rml = f_of("scene", "RML")
         beat = rml - max(f_of("scene", m) for m in ib + pcc)
         lose = min(f_of("scene", m) for m in par) - rml
-        rows.append(row("ssvm.rml_scene", min(beat, lose),
-                        f"scene: RML - best of IB/PCC {beat:+.2f}; worst of LFP/EFP - RML {lose:+.2f}", ""))
+        rows.append(
+            row(
+                "ssvm.rml_scene",
+                min(beat, lose),
+                f"scene: RML - best of IB/PCC {beat:+.2f}; worst of LFP/EFP - RML {lose:+.2f}",
+                "",
+            )
+        )
     else:
         rows.append(row("ssvm.rml_scene", np.nan, "", "scene not in this run"))
     margins = []
@@ -336,8 +468,14 @@ def run_findings(table6, *, threshold: float = 2.0, link: str = "#sec-structured
         margins.append((d, f_of(d, "EFP") - max(f_of(d, m) for m in others)))
     if margins:
         d, m = min(margins, key=lambda x: x[1])
-        rows.append(row("ssvm.param_best", m, "EFP - best other method: "
-                        + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins), ""))
+        rows.append(
+            row(
+                "ssvm.param_best",
+                m,
+                "EFP - best other method: " + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins),
+                "",
+            )
+        )
     else:
         rows.append(row("ssvm.param_best", np.nan, "", "neither scene nor enron in this run"))
     if "yeast" in set(t.dataset):

@@ -72,9 +72,23 @@ def _as_input(X, sparse_density):
     return sp.csr_array(X) if density <= sparse_density else X
 
 
-def run_trees(ds, model, *, n_estimators=50, predictions=("pooled", "vote"), max_depth=None,
-              min_samples_leaf=5, max_bins=255, min_gain=0.0, max_features="sqrt", bootstrap=True,
-              sparse_density=0.1, seed=0, n_jobs=1, jaccard_empty=1.0):
+def run_trees(
+    ds,
+    model,
+    *,
+    n_estimators=50,
+    predictions=("pooled", "vote"),
+    max_depth=None,
+    min_samples_leaf=5,
+    max_bins=255,
+    min_gain=0.0,
+    max_features="sqrt",
+    bootstrap=True,
+    sparse_density=0.1,
+    seed=0,
+    n_jobs=1,
+    jaccard_empty=1.0,
+):
     """Fit one model family on ``ds``'s training set and score every prediction on its test set.
 
     Parameters
@@ -125,23 +139,39 @@ def run_trees(ds, model, *, n_estimators=50, predictions=("pooled", "vote"), max
     shared = dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf)
     rows = []
     if model == "tree":
-        est, t_fit = _timed(lambda: FMeasureTree(max_bins=max_bins, min_gain=min_gain, random_state=seed,
-                                                 **shared).fit(Xtr, Ytr))
+        est, t_fit = _timed(
+            lambda: FMeasureTree(max_bins=max_bins, min_gain=min_gain, random_state=seed, **shared).fit(Xtr, Ytr)
+        )
         H, t_inf = _timed(lambda: est.predict(Xte))
         logger.info("%s F-tree: %d nodes, depth %d", ds.name, len(est.feature_), est.depth_.max())
         rows.append(_row(ds, "F-tree", H, t_fit, t_inf, jaccard_empty))
     elif model == "bag":
-        est, t_fit = _timed(lambda: BaggedFMeasureTrees(
-            n_estimators=n_estimators, bootstrap=bootstrap, max_bins=max_bins, min_gain=min_gain,
-            max_features=max_features, n_jobs=n_jobs, random_state=seed, **shared).fit(Xtr, Ytr))
+        est, t_fit = _timed(
+            lambda: BaggedFMeasureTrees(
+                n_estimators=n_estimators,
+                bootstrap=bootstrap,
+                max_bins=max_bins,
+                min_gain=min_gain,
+                max_features=max_features,
+                n_jobs=n_jobs,
+                random_state=seed,
+                **shared,
+            ).fit(Xtr, Ytr)
+        )
         for how in predictions:
             H, t_inf = _timed(lambda: est.predict(Xte, prediction=how))
             rows.append(_row(ds, f"F-bag {how}", H, t_fit, t_inf, jaccard_empty))
     else:
         from sklearn.ensemble import RandomForestClassifier
 
-        forest = RandomForestClassifier(n_estimators=n_estimators, bootstrap=bootstrap, n_jobs=n_jobs,
-                                        max_features=max_features, random_state=seed, **shared)
+        forest = RandomForestClassifier(
+            n_estimators=n_estimators,
+            bootstrap=bootstrap,
+            n_jobs=n_jobs,
+            max_features=max_features,
+            random_state=seed,
+            **shared,
+        )
         forest, t_fit = _timed(lambda: forest.fit(Xtr, Ytr))
         H, t_inf = _timed(lambda: forest.predict(Xte))
         rows.append(_row(ds, "RF MM", H.astype(np.int8), t_fit, t_inf, jaccard_empty))
@@ -149,8 +179,14 @@ def run_trees(ds, model, *, n_estimators=50, predictions=("pooled", "vote"), max
         H, t_inf = _timed(lambda: pooled_leaf_gfm(train_leaves, forest.apply(Xte), Ytr)[0])
         rows.append(_row(ds, "RF pooled GFM", H, t_fit + t_leaves, t_inf, jaccard_empty))
     for r in rows:
-        logger.info("%s %s: F=%.2f%% fit %.2f s, inference %.2f s", r["dataset"], r["method"], r["f"],
-                    r["train_time_s"], r["inference_time_s"])
+        logger.info(
+            "%s %s: F=%.2f%% fit %.2f s, inference %.2f s",
+            r["dataset"],
+            r["method"],
+            r["f"],
+            r["train_time_s"],
+            r["inference_time_s"],
+        )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -204,6 +240,9 @@ def run_findings(ftrees, *, link: str = "#sec-trees") -> list[dict]:
     if not margins:
         return [finding("trees", claim, section, "not run (no bag and forest rows)", link=link)]
     d, m = min(margins, key=lambda x: x[1])
-    ev = ("beyond the paper: best F-bag - random forest's per-label majority: "
-          + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins) + SINGLE_SPLIT_NOTE)
+    ev = (
+        "beyond the paper: best F-bag - random forest's per-label majority: "
+        + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins)
+        + SINGLE_SPLIT_NOTE
+    )
     return [finding("trees", claim, section, verdict(m, SINGLE_SPLIT_SE), m, SINGLE_SPLIT_SE, ev, link)]

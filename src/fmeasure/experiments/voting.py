@@ -50,8 +50,22 @@ from fmeasure.learners.voting import choose_threshold, member_predictions, valid
 from fmeasure.metrics import f_measure
 from fmeasure.tables import paper_numbers, to_markdown
 
-__all__ = ["run_findings", "COMPETITION_CS", "COMPETITION_CV", "preprocess", "used_fits", "make_estimator", "run_fit",
-           "save_fit", "load_fit", "run_vote", "run_table7", "run_claims", "write_table7", "write_figure"]
+__all__ = [
+    "run_findings",
+    "COMPETITION_CS",
+    "COMPETITION_CV",
+    "preprocess",
+    "used_fits",
+    "make_estimator",
+    "run_fit",
+    "save_fit",
+    "load_fit",
+    "run_vote",
+    "run_table7",
+    "run_claims",
+    "write_table7",
+    "write_figure",
+]
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +75,16 @@ COMPETITION_CV = 10
 #: Learner names of a fit -> estimator classes.
 LEARNERS = {"PCC": ProbabilisticClassifierChain, "BR": BinaryRelevance, "LFP": LFP, "EFP": EFP}
 #: The paper's Table 7 methods, in its order (the paper's JRS 2012 block; ours shows the members so named).
-PAPER_METHODS = ["PCC FM (n = 50)", "PCC FM (n = 200)", "PCC FM (n = 1000)", "PCC GFM (n = 50)",
-                 "PCC GFM (n = 200)", "PCC GFM (n = 1000)", "LFP", "Voting"]
+PAPER_METHODS = [
+    "PCC FM (n = 50)",
+    "PCC FM (n = 200)",
+    "PCC FM (n = 1000)",
+    "PCC GFM (n = 50)",
+    "PCC GFM (n = 200)",
+    "PCC GFM (n = 1000)",
+    "LFP",
+    "Voting",
+]
 #: "Improves only slightly": the vote's gain over the best of LFP and PCC GFM in [0, this] points of F.
 SLIGHT = 1.0
 
@@ -196,27 +218,51 @@ def run_fit(ds, fit_name: str, cfg: dict, n_jobs=None) -> dict:
         fit_s = time.perf_counter() - t0
     Pt, secs, test_inf = _predict_timed(model, Xte, members)
     record = {
-        "dataset": ds.name, "fit": fit_name, "learner": cfg["fits"][fit_name]["learner"],
-        "members": [m["name"] for m in members], "fit_s": fit_s, "validation_fit_s": val_fit,
-        "validation_inference_s": val_inf, "test_inference_s": test_inf, "inference_s": secs.tolist(),
-        "total_s": time.perf_counter() - t_start, "n_features_kept": int(Xtr.shape[1]),
+        "dataset": ds.name,
+        "fit": fit_name,
+        "learner": cfg["fits"][fit_name]["learner"],
+        "members": [m["name"] for m in members],
+        "fit_s": fit_s,
+        "validation_fit_s": val_fit,
+        "validation_inference_s": val_inf,
+        "test_inference_s": test_inf,
+        "inference_s": secs.tolist(),
+        "total_s": time.perf_counter() - t_start,
+        "n_features_kept": int(Xtr.shape[1]),
         "refit": bool(cfg.get("refit", True)),
     }
-    log.info("voting fit %s on %s: %d members, fit %.1f s (validation fit %.1f s)", fit_name, ds.name,
-             len(members), fit_s, val_fit)
-    return {"members": record["members"], "validation_index": va, "validation_predictions": Pv,
-            "test_predictions": Pt, "Y_validation": ds.Y_train[va], "Y_test": ds.Y_test, "record": record}
+    log.info(
+        "voting fit %s on %s: %d members, fit %.1f s (validation fit %.1f s)",
+        fit_name,
+        ds.name,
+        len(members),
+        fit_s,
+        val_fit,
+    )
+    return {
+        "members": record["members"],
+        "validation_index": va,
+        "validation_predictions": Pv,
+        "test_predictions": Pt,
+        "Y_validation": ds.Y_train[va],
+        "Y_test": ds.Y_test,
+        "record": record,
+    }
 
 
 def save_fit(result: dict, path) -> None:
     """Write a :func:`run_fit` result to one ``.npz`` file (atomically)."""
     with atomic_output(path, suffix=".npz") as tmp:
-        np.savez_compressed(tmp, members=np.asarray(result["members"], dtype=str),
-                            validation_index=result["validation_index"],
-                            validation_predictions=result["validation_predictions"],
-                            test_predictions=result["test_predictions"],
-                            Y_validation=result["Y_validation"], Y_test=result["Y_test"],
-                            record=np.asarray(json.dumps(result["record"])))
+        np.savez_compressed(
+            tmp,
+            members=np.asarray(result["members"], dtype=str),
+            validation_index=result["validation_index"],
+            validation_predictions=result["validation_predictions"],
+            test_predictions=result["test_predictions"],
+            Y_validation=result["Y_validation"],
+            Y_test=result["Y_test"],
+            record=np.asarray(json.dumps(result["record"])),
+        )
 
 
 def load_fit(path) -> dict:
@@ -264,9 +310,17 @@ def run_vote(fits, cfg: dict, sizes=None):
     rows = []
     for k, name in enumerate(order):
         fit, j = by_name[name]
-        rows.append({"dataset": dataset, "method": name, "f": _mean_f(Yt, Pt[k]), "validation_f": _mean_f(Yv, Pv[k]),
-                     "threshold": np.nan, "train_time_s": fit["record"]["fit_s"],
-                     "inference_time_s": fit["record"]["inference_s"][j]})
+        rows.append(
+            {
+                "dataset": dataset,
+                "method": name,
+                "f": _mean_f(Yt, Pt[k]),
+                "validation_f": _mean_f(Yv, Pv[k]),
+                "threshold": np.nan,
+                "train_time_s": fit["record"]["fit_s"],
+                "inference_time_s": fit["record"]["inference_s"][j],
+            }
+        )
     M = len(order)
     t0 = time.perf_counter()
     Vv = Pv.sum(axis=0, dtype=np.int64)
@@ -275,10 +329,17 @@ def run_vote(fits, cfg: dict, sizes=None):
     t0 = time.perf_counter()
     H = (Pt.sum(axis=0, dtype=np.int64) >= t).astype(np.int8)
     t_vote = time.perf_counter() - t0
-    rows.append({"dataset": dataset, "method": "Voting", "f": _mean_f(Yt, H), "validation_f": 100.0 * val_scores[t - 1],
-                 "threshold": t,
-                 "train_time_s": sum(f["record"]["total_s"] - f["record"]["test_inference_s"] for f in fits) + t_search,
-                 "inference_time_s": sum(f["record"]["test_inference_s"] for f in fits) + t_vote})
+    rows.append(
+        {
+            "dataset": dataset,
+            "method": "Voting",
+            "f": _mean_f(Yt, H),
+            "validation_f": 100.0 * val_scores[t - 1],
+            "threshold": t,
+            "train_time_s": sum(f["record"]["total_s"] - f["record"]["test_inference_s"] for f in fits) + t_search,
+            "inference_time_s": sum(f["record"]["test_inference_s"] for f in fits) + t_vote,
+        }
+    )
     scores = pd.DataFrame(rows)
     curve = []
     for k in (cfg.get("figure_members") if sizes is None else sizes) or []:
@@ -287,10 +348,23 @@ def run_vote(fits, cfg: dict, sizes=None):
             continue
         tk, sk = choose_threshold(Pv[:k].sum(axis=0, dtype=np.int64), Yv, k)
         Hk = (Pt[:k].sum(axis=0, dtype=np.int64) >= tk).astype(np.int8)
-        curve.append({"dataset": dataset, "n_members": int(k), "threshold": tk, "validation_f": 100.0 * sk[tk - 1],
-                      "f": _mean_f(Yt, Hk)})
-    log.info("voting on %s: %d members, threshold %d, F %.2f (validation %.2f)", dataset, M, t,
-             rows[-1]["f"], rows[-1]["validation_f"])
+        curve.append(
+            {
+                "dataset": dataset,
+                "n_members": int(k),
+                "threshold": tk,
+                "validation_f": 100.0 * sk[tk - 1],
+                "f": _mean_f(Yt, Hk),
+            }
+        )
+    log.info(
+        "voting on %s: %d members, threshold %d, F %.2f (validation %.2f)",
+        dataset,
+        M,
+        t,
+        rows[-1]["f"],
+        rows[-1]["validation_f"],
+    )
     return scores, pd.DataFrame(curve, columns=["dataset", "n_members", "threshold", "validation_f", "f"])
 
 
@@ -332,18 +406,37 @@ def run_claims(table: pd.DataFrame) -> pd.DataFrame:
         gfm = [f[f"PCC GFM (n = {n})"] for n in ns]
         best = max(f["LFP"], gfm[-1])
         gain = f["Voting"] - best
-        rows.append({"source": source, "dataset": dataset, "claim": "voting improves only slightly over LFP and PCC GFM",
-                     "holds": bool(0 <= gain <= SLIGHT),
-                     "evidence": f"Voting - max(LFP, PCC GFM n=1000) = {gain:+.2f} points"})
+        rows.append(
+            {
+                "source": source,
+                "dataset": dataset,
+                "claim": "voting improves only slightly over LFP and PCC GFM",
+                "holds": bool(0 <= gain <= SLIGHT),
+                "evidence": f"Voting - max(LFP, PCC GFM n=1000) = {gain:+.2f} points",
+            }
+        )
         loses = all(a < b for a, b in zip(fm, gfm)) and max(fm) < min(f["LFP"], f["Voting"])
-        rows.append({"source": source, "dataset": dataset, "claim": "PCC FM loses against the other methods",
-                     "holds": bool(loses),
-                     "evidence": "FM - GFM at n = 50/200/1000: " + "/".join(f"{a - b:+.2f}" for a, b in zip(fm, gfm))
-                                 + f"; best FM - LFP = {max(fm) - f['LFP']:+.2f}"})
+        rows.append(
+            {
+                "source": source,
+                "dataset": dataset,
+                "claim": "PCC FM loses against the other methods",
+                "holds": bool(loses),
+                "evidence": "FM - GFM at n = 50/200/1000: "
+                + "/".join(f"{a - b:+.2f}" for a, b in zip(fm, gfm))
+                + f"; best FM - LFP = {max(fm) - f['LFP']:+.2f}",
+            }
+        )
         grows = all(np.diff(fm) >= 0) and all(np.diff(gfm) >= 0)
-        rows.append({"source": source, "dataset": dataset, "claim": "a larger sample helps both FM and GFM",
-                     "holds": bool(grows),
-                     "evidence": "FM " + " / ".join(f"{v:.2f}" for v in fm) + "; GFM " + " / ".join(f"{v:.2f}" for v in gfm)})
+        rows.append(
+            {
+                "source": source,
+                "dataset": dataset,
+                "claim": "a larger sample helps both FM and GFM",
+                "holds": bool(grows),
+                "evidence": "FM " + " / ".join(f"{v:.2f}" for v in fm) + "; GFM " + " / ".join(f"{v:.2f}" for v in gfm),
+            }
+        )
     return pd.DataFrame(rows, columns=["source", "dataset", "claim", "holds", "evidence"])
 
 
@@ -376,12 +469,27 @@ def _block(df, paper=False):
     return to_markdown(shown, bold=bold.reset_index(drop=True), float_format="{:.3f}" if paper else "{:.2f}")
 
 
-def write_table7(table: pd.DataFrame, claims: pd.DataFrame, csv_path, md_path, claims_csv, claims_md, *,
-                 n_members: int, validation_size=0.1, refit=True) -> None:
+def write_table7(
+    table: pd.DataFrame,
+    claims: pd.DataFrame,
+    csv_path,
+    md_path,
+    claims_csv,
+    claims_md,
+    *,
+    n_members: int,
+    validation_size=0.1,
+    refit=True,
+) -> None:
     """Write Table 7 (CSV tidy; Markdown one block per dataset, the paper's block last) and the claims."""
     val = f"{validation_size:.0%}" if isinstance(validation_size, float) else f"{validation_size} instances"
-    caption = CAPTION.format(M=n_members, val=val, refit="; the members are then refitted on the whole "
-                             "training set" if refit else "; the members are not refitted")
+    caption = CAPTION.format(
+        M=n_members,
+        val=val,
+        refit="; the members are then refitted on the whole training set"
+        if refit
+        else "; the members are not refitted",
+    )
     parts = [caption, ""]
     for (source, dataset), g in table.groupby(["source", "dataset"], sort=False):
         if source == "paper":
@@ -394,11 +502,15 @@ def write_table7(table: pd.DataFrame, claims: pd.DataFrame, csv_path, md_path, c
         Path(tmp).write_text("\n".join(parts))
     with atomic_output(claims_csv) as tmp:
         claims.to_csv(tmp, index=False)
-    shown = claims.assign(holds=claims["holds"].map({True: "yes", False: "NO"}),
-                          dataset=[d if s == "ours" else f"{d} (paper)" for s, d in zip(claims["source"], claims["dataset"])])
-    text = ("Claims of Section 7.3 checked on each dataset's Table 7 block and on the paper's own JRS 2012 "
-            f"numbers (\"only slightly\": a gain between 0 and {SLIGHT:g} points of F).\n\n"
-            + to_markdown(shown[["dataset", "claim", "holds", "evidence"]]))
+    shown = claims.assign(
+        holds=claims["holds"].map({True: "yes", False: "NO"}),
+        dataset=[d if s == "ours" else f"{d} (paper)" for s, d in zip(claims["source"], claims["dataset"])],
+    )
+    text = (
+        "Claims of Section 7.3 checked on each dataset's Table 7 block and on the paper's own JRS 2012 "
+        f'numbers ("only slightly": a gain between 0 and {SLIGHT:g} points of F).\n\n'
+        + to_markdown(shown[["dataset", "claim", "holds", "evidence"]])
+    )
     with atomic_output(claims_md) as tmp:
         Path(tmp).write_text(text)
 
@@ -416,8 +528,15 @@ def write_figure(curve: pd.DataFrame, png_path, pdf_path=None) -> None:
     for ax, d in zip(axes[0], datasets):
         g = curve[curve["dataset"] == d].sort_values("n_members")
         ax.plot(g["n_members"], g["f"], color="black", linestyle="-", marker="o", label="test")
-        ax.plot(g["n_members"], g["validation_f"], color="0.5", linestyle="--", marker="s", markerfacecolor="white",
-                label="validation")
+        ax.plot(
+            g["n_members"],
+            g["validation_f"],
+            color="0.5",
+            linestyle="--",
+            marker="s",
+            markerfacecolor="white",
+            label="validation",
+        )
         for k, f, t in zip(g["n_members"], g["f"], g["threshold"]):
             ax.annotate(f"t={int(t)}", (k, f), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=7)
         ax.set_xscale("log", base=2)
@@ -447,9 +566,15 @@ def run_findings(table7, *, link: str = "#sec-voting") -> list[dict]:
     t = pd.read_csv(table7) if not isinstance(table7, pd.DataFrame) else table7
     t = t[t.get("source", "ours") == "ours"] if "source" in t.columns else t
     cat = paper_claims().set_index("claim_id")
-    rows = [finding("table7", cat.loc["table7", "claim"], cat.loc["table7", "section"],
-                    "not run (the JRS 2012 data is not public; the method runs on this run's datasets, "
-                    "see the voting section)", link=link)]
+    rows = [
+        finding(
+            "table7",
+            cat.loc["table7", "claim"],
+            cat.loc["table7", "section"],
+            "not run (the JRS 2012 data is not public; the method runs on this run's datasets, see the voting section)",
+            link=link,
+        )
+    ]
     margins = []
     for d, g in t.groupby("dataset", sort=False):
         f = g.set_index("method")["f"]
@@ -462,6 +587,16 @@ def run_findings(table7, *, link: str = "#sec-voting") -> list[dict]:
     else:
         d, m = min(margins, key=lambda x: x[1])
         ev = "Voting - max(LFP, PCC GFM): " + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins)
-        rows.append(finding(cid, cat.loc[cid, "claim"], cat.loc[cid, "section"], verdict(m, SINGLE_SPLIT_SE), m,
-                            SINGLE_SPLIT_SE, ev + SINGLE_SPLIT_NOTE, link))
+        rows.append(
+            finding(
+                cid,
+                cat.loc[cid, "claim"],
+                cat.loc[cid, "section"],
+                verdict(m, SINGLE_SPLIT_SE),
+                m,
+                SINGLE_SPLIT_SE,
+                ev + SINGLE_SPLIT_NOTE,
+                link,
+            )
+        )
     return rows

@@ -26,6 +26,22 @@ from .joint import brute_force, categorical, expected_f, joint_mode, threshold_m
 from .samples import METHOD_LABELS, SAMPLE_METHODS, from_samples
 from .structured import loss_augmented
 
-__all__ = ["gfm", "gfm_from_p", "gfm_from_samples", "fm", "jansche", "lewis", "marginal_modes", "joint_mode",
-           "threshold_marginals", "categorical", "brute_force", "expected_f",
-           "expected_f_independent", "from_samples", "SAMPLE_METHODS", "METHOD_LABELS", "loss_augmented"]
+__all__ = [
+    "gfm",
+    "gfm_from_p",
+    "gfm_from_samples",
+    "fm",
+    "jansche",
+    "lewis",
+    "marginal_modes",
+    "joint_mode",
+    "threshold_marginals",
+    "categorical",
+    "brute_force",
+    "expected_f",
+    "expected_f_independent",
+    "from_samples",
+    "SAMPLE_METHODS",
+    "METHOD_LABELS",
+    "loss_augmented",
+]

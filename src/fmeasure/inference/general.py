@@ -142,8 +142,10 @@ def gfm(delta, p_zero):
         bad = pc + mass_lb > 1 + 1e-6
         if bad.any():
             j = int(np.argmax(bad))
-            raise ValueError(f"p_zero: p_zero + mass implied by delta exceeds 1 "
-                             f"({pc[j]:.6g} + {mass_lb[j]:.6g}) for instance {sl.start + j}")
+            raise ValueError(
+                f"p_zero: p_zero + mass implied by delta exceeds 1 "
+                f"({pc[j]:.6g} + {mass_lb[j]:.6g}) for instance {sl.start + j}"
+            )
         K = _cutoff(np.minimum(colsum, kvec * colmax), np.maximum(pc, colmax[:, 0]))
         DT = np.ascontiguousarray(Dc[:, :, :K].transpose(0, 2, 1))  # (nb, K, m)
         H[sl], V[sl] = _select(DT, _topk_sums(DT), pc)
@@ -194,16 +196,14 @@ def _check_chunk_p(A, p0, offset, tol=TOL):
         raise ValueError(f"P: probabilities must lie in [0, 1], got minimum {lo:.6g}")
     if rows.max() > 1 + tol:
         j, i = np.unravel_index(np.argmax(rows), rows.shape)
-        raise ValueError(f"P: row {i} sums to {rows[j, i]:.6g} > 1 (a row is P(y_i = 1))"
-                         f" for instance {offset + j}")
+        raise ValueError(f"P: row {i} sums to {rows[j, i]:.6g} > 1 (a row is P(y_i = 1)) for instance {offset + j}")
     cols = A.sum(axis=1)
     m = A.shape[1]
     mass = (cols / np.arange(1, m + 1)).sum(axis=1)  # sum_s P(s_y = s)
     bad = p0 + mass > 1 + max(tol, 1e-6)
     if bad.any():
         j = int(np.argmax(bad))
-        raise ValueError(f"p_zero: p_zero + sum_s P(s_y = s) = {p0[j] + mass[j]:.9g} > 1 "
-                         f"for instance {offset + j}")
+        raise ValueError(f"p_zero: p_zero + sum_s P(s_y = s) = {p0[j] + mass[j]:.9g} > 1 for instance {offset + j}")
     return rows, cols
 
 
@@ -313,8 +313,9 @@ def gfm_from_samples(Y, weights=None):
     if sparse:
         labels, comp = np.unique(Y.indices, return_inverse=True)
         rows_of_nz = np.repeat(np.arange(Y.shape[0]), np.diff(Y.indptr))
-        Pc = np.bincount(comp.ravel() * smax + (s[0, rows_of_nz] - 1), weights=w[0, rows_of_nz],
-                         minlength=len(labels) * smax).reshape(1, len(labels), smax)
+        Pc = np.bincount(
+            comp.ravel() * smax + (s[0, rows_of_nz] - 1), weights=w[0, rows_of_nz], minlength=len(labels) * smax
+        ).reshape(1, len(labels), smax)
         h, v = _gfm_compact(Pc, p0)
         H = np.zeros((1, m), np.int8)
         H[0, labels] = h[0]

@@ -35,7 +35,7 @@ def _sorted(p):
 def _h_from_order(order, k, m):
     n = order.shape[0]
     h = np.zeros((n, m), dtype=np.int8)
-    h[np.arange(n)[:, None], order] = (np.arange(m)[None, :] < k[:, None])
+    h[np.arange(n)[:, None], order] = np.arange(m)[None, :] < k[:, None]
     return h
 
 
@@ -56,14 +56,14 @@ def _fm_values(q, c=None):
     E = np.zeros((m + 1, n))
     E[0] = np.prod(1.0 - qt, axis=0)  # P(y = 0)
     if c is None:
-        c = m if (m + 2) ** 2 * n * 8 <= 2 ** 27 else max(1, int(np.ceil(np.sqrt(m))))
+        c = m if (m + 2) ** 2 * n * 8 <= 2**27 else max(1, int(np.ceil(np.sqrt(m))))
     log.debug("fm DP: %d instances, m = %d, checkpoint every %d steps", n, m, c)
 
     def step_a(A, k):  # A_{k+1} from A_k (A holds at least k + 2 rows)
         p = qt[k]
-        d = A[0:k + 1] - A[1:k + 2]
+        d = A[0 : k + 1] - A[1 : k + 2]
         d *= p
-        A[1:k + 2] += d
+        A[1 : k + 2] += d
         A[0] -= A[0] * p
 
     # forward pass: checkpoints of A_k at k = 0, c, 2c, ... (< m)
@@ -72,7 +72,7 @@ def _fm_values(q, c=None):
     A[0] = 1.0
     for k in range(m):
         if k % c == 0:
-            ck[k] = A[:k + 1].copy()
+            ck[k] = A[: k + 1].copy()
         if k + c >= m and k % c == 0:
             break
         step_a(A, k)
@@ -84,18 +84,18 @@ def _fm_values(q, c=None):
         b1 = min(b0 + c, m)
         # recompute A_k for k = b0..b1, storing 2a * A_k(a)
         A = np.zeros((b1 + 1, n))
-        A[:b0 + 1] = ck[b0]
+        A[: b0 + 1] = ck[b0]
         blk = [None] * (b1 - b0 + 1)
         for k in range(b0, b1 + 1):
             if k > b0:
                 step_a(A, k - 1)
-            blk[k - b0] = A[:k + 1] * twoa[:k + 1]
+            blk[k - b0] = A[: k + 1] * twoa[: k + 1]
         for k in range(b1, b0, -1):  # k = b0 belongs to the block below
-            E[k] = np.einsum("an,an->n", blk[k - b0], G[k:2 * k + 1])
+            E[k] = np.einsum("an,an->n", blk[k - b0], G[k : 2 * k + 1])
             # G_{k-1} from G_k: label k (1-based) joins the "rest"; needed on t <= 2k - 2
             p = qt[k - 1]
             hi = 2 * k - 1
-            d = G[1:hi + 1] - G[:hi]
+            d = G[1 : hi + 1] - G[:hi]
             d *= p
             G[:hi] += d
     return np.ascontiguousarray(E.T)
@@ -146,9 +146,9 @@ def _pb(q):
     A = np.zeros((n, L + 1))
     A[:, 0] = 1.0
     for j in range(L):
-        p = q[:, j:j + 1]
-        A[:, 1:j + 2] = A[:, 1:j + 2] * (1 - p) + A[:, 0:j + 1] * p
-        A[:, 0:1] *= (1 - p)
+        p = q[:, j : j + 1]
+        A[:, 1 : j + 2] = A[:, 1 : j + 2] * (1 - p) + A[:, 0 : j + 1] * p
+        A[:, 0:1] *= 1 - p
     return A
 
 
@@ -225,7 +225,7 @@ def expected_f_independent(p, h):
         t = np.arange(2 * m + 2, dtype=np.float64)
         G = np.broadcast_to(np.divide(1.0, t, out=np.zeros_like(t), where=t > 0), (len(k), 2 * m + 2)).copy()
         for j in range(m):  # G(t) = E[1 / (t + B)], B positives among the other labels
-            pj = qout[:, j:j + 1]
+            pj = qout[:, j : j + 1]
             G[:, :-1] = G[:, :-1] * (1 - pj) + G[:, 1:] * pj
         a = np.arange(m + 1)
         tt = np.minimum(k[:, None] + a[None, :], 2 * m + 1)
@@ -259,8 +259,7 @@ def lewis(p):
     n, m = P.shape
     order, q = _sorted(P)
     S = np.cumsum(q, axis=1)
-    approx = np.concatenate([np.prod(1 - q, axis=1)[:, None],
-                             2 * S / (S[:, -1:] + np.arange(1, m + 1))], axis=1)
+    approx = np.concatenate([np.prod(1 - q, axis=1)[:, None], 2 * S / (S[:, -1:] + np.arange(1, m + 1))], axis=1)
     k = first_max(approx)
     h = _h_from_order(order, k, m)
     v = expected_f_independent(P, h)

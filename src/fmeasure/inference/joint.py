@@ -74,8 +74,7 @@ def expected_f(support, probs, h):
     if single:
         if Hh.ndim == 1:
             return float((_f_matrix(Hh[None], Y[0]) @ pr[0])[0])
-        return np.concatenate([_f_matrix(Hh[sl], Y[0]) @ pr[0]
-                               for sl in chunks(len(Hh), 8 * Y.shape[1] * 3)])
+        return np.concatenate([_f_matrix(Hh[sl], Y[0]) @ pr[0] for sl in chunks(len(Hh), 8 * Y.shape[1] * 3)])
     if Hh.ndim != 2 or Hh.shape[0] != Y.shape[0]:
         raise ValueError(f"h: expected shape {(Y.shape[0], m)} for a batch, got {Hh.shape}")
     tp = np.einsum("nrm,nm->nr", Y, Hh, dtype=np.float64)
@@ -88,7 +87,7 @@ def expected_f(support, probs, h):
 @functools.lru_cache(maxsize=4)
 def _all_predictions(m):
     """All 2^m vectors ordered by size, then lexicographically by their sorted label indices."""
-    codes = np.arange(2 ** m, dtype=np.int64)
+    codes = np.arange(2**m, dtype=np.int64)
     H = ((codes[:, None] >> (m - 1 - np.arange(m))[None, :]) & 1).astype(np.int8)
     size = H.sum(axis=1)
     order = np.lexsort((-codes, size))
@@ -101,7 +100,7 @@ def _all_predictions(m):
 def _f_table(m):
     """F(y, h) for all h (ordered as _all_predictions) and all y (by code sum y_i 2^i)."""
     H = _all_predictions(m)
-    codes = np.arange(2 ** m, dtype=np.int64)
+    codes = np.arange(2**m, dtype=np.int64)
     Yall = ((codes[:, None] >> np.arange(m)[None, :]) & 1).astype(np.int8)
     T = _f_matrix(H, Yall)
     T.setflags(write=False)
@@ -136,16 +135,17 @@ def brute_force(support, probs):
     Y, pr, single = support_input(support, probs)
     n, r, m = Y.shape
     if m > BRUTE_FORCE_MAX_M:
-        raise ValueError(f"support: brute force enumerates 2^m predictions; m = {m} > "
-                         f"{BRUTE_FORCE_MAX_M} is refused (use gfm)")
+        raise ValueError(
+            f"support: brute force enumerates 2^m predictions; m = {m} > {BRUTE_FORCE_MAX_M} is refused (use gfm)"
+        )
     H = _all_predictions(m)
     hbest = np.empty((n, m), dtype=np.int8)
     vbest = np.empty(n)
     if m <= 10:
         T = _f_table(m)
         codes = Y.astype(np.int64) @ (1 << np.arange(m, dtype=np.int64))  # (n, r)
-        for sl in chunks(n, 8 * 2 ** m * 2):
-            dense = np.zeros((sl.stop - sl.start, 2 ** m))
+        for sl in chunks(n, 8 * 2**m * 2):
+            dense = np.zeros((sl.stop - sl.start, 2**m))
             np.add.at(dense, (np.arange(sl.stop - sl.start)[:, None], codes[sl]), pr[sl])
             E = dense @ T.T  # (nb, 2^m)
             j = first_max(E)
@@ -156,7 +156,7 @@ def brute_force(support, probs):
         keep = pr[i] > 0
         Yi, pi = Y[i][keep], pr[i][keep]
         best, bv = 0, -1.0
-        for sl in chunks(2 ** m, 8 * max(1, len(pi)) * 3):
+        for sl in chunks(2**m, 8 * max(1, len(pi)) * 3):
             E = _f_matrix(H[sl], Yi) @ pi
             j = int(first_max(E))
             if E[j] > bv + TIE_TOL:

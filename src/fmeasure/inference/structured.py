@@ -83,18 +83,20 @@ def _solve(S, Y, order, counts):
         f_sorted[np.arange(nb)[None, :] >= (m - counts)[:, None]] = -np.inf
     Fz = np.zeros((n, nb + 1))
     np.cumsum(f_sorted, axis=1, out=Fz[:, 1:])
-    L = _loss_table(s_lo, s_hi, na, nb)                          # (distinct s, na, nb + 1)
-    dL = np.diff(L, axis=2)                                      # loss increments, decreasing in b
+    L = _loss_table(s_lo, s_hi, na, nb)  # (distinct s, na, nb + 1)
+    dL = np.diff(L, axis=2)  # loss increments, decreasing in b
     dL = dL[0][None] if s_lo == s_hi else dL[counts - s_lo]
-    gain = f_sorted[:, None, :] + dL                             # (n, na, nb)
-    b_best = np.count_nonzero(gain > _TIE_ATOL, axis=2)          # (n, na): smallest best b per a
+    gain = f_sorted[:, None, :] + dL  # (n, na, nb)
+    b_best = np.count_nonzero(gain > _TIE_ATOL, axis=2)  # (n, na): smallest best b per a
     Lrow = L[0][None] if s_lo == s_hi else L[counts - s_lo]
     a_idx = np.arange(na)[None, :]
     value = T + Fz[rows, b_best] + np.broadcast_to(Lrow, (n, na, nb + 1))[rows, a_idx, b_best]
     best = value.max(axis=1)
     # Among (near-)ties: smallest k = a + b, then smallest a.
     rank = (a_idx + b_best) * na + a_idx
-    cand = np.where(value >= best[:, None] - _TIE_ATOL * np.maximum(1.0, np.abs(best[:, None])), rank, np.iinfo(np.int64).max)
+    cand = np.where(
+        value >= best[:, None] - _TIE_ATOL * np.maximum(1.0, np.abs(best[:, None])), rank, np.iinfo(np.int64).max
+    )
     a_best = np.argmin(cand, axis=1)
     b_sel = b_best[np.arange(n), a_best]
     H = np.zeros((n, m), dtype=np.int8)
@@ -117,8 +119,8 @@ def _groups(counts, m):
             out.append(values[start:end])
             break
         lo, hi = values[start], values[end]
-        exact = int(np.sum(freq[start:end + 1] * (values[start:end + 1] + 1) * (m - values[start:end + 1] + 1)))
-        padded = int(freq[start:end + 1].sum() * (hi + 1) * (m - lo + 1))
+        exact = int(np.sum(freq[start : end + 1] * (values[start : end + 1] + 1) * (m - values[start : end + 1] + 1)))
+        padded = int(freq[start : end + 1].sum() * (hi + 1) * (m - lo + 1))
         if padded > exact + 20000:
             out.append(values[start:end])
             start = end

@@ -198,9 +198,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             raise ValueError(f"mm_half must be 0 or 1, got {self.mm_half!r}")
         if not isinstance(self.tie_tolerance, numbers.Real) or not self.tie_tolerance >= 0:
             raise ValueError(f"tie_tolerance must be a number >= 0, got {self.tie_tolerance!r}")
-        if self.chunk_size is not None and (
-            not isinstance(self.chunk_size, numbers.Integral) or self.chunk_size < 1
-        ):
+        if self.chunk_size is not None and (not isinstance(self.chunk_size, numbers.Integral) or self.chunk_size < 1):
             raise ValueError(f"chunk_size must be a positive integer or None, got {self.chunk_size!r}")
 
     def _transform(self, X):
@@ -229,9 +227,7 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self
         """
         self._check_params()
-        X, Y = validate_data(
-            self, X, y, accept_sparse="csr", multi_output=True, dtype=np.float64, y_numeric=True
-        )
+        X, Y = validate_data(self, X, y, accept_sparse="csr", multi_output=True, dtype=np.float64, y_numeric=True)
         Y = np.asarray(Y)
         self._y_1d = Y.ndim == 1
         if Y.ndim == 1:

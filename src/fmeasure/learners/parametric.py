@@ -67,8 +67,6 @@ logger = logging.getLogger(__name__)
 _CHUNK_BYTES = 256 * 2**20
 
 
-
-
 def _is_indicator(X) -> bool:
     """Whether every entry of dense X is 0 or 1 (binary indicator features, e.g. bag of words)."""
     return bool(np.all((X == 0) | (X == 1)))
@@ -80,8 +78,7 @@ def _seeds(random_state, k):
     return rng.randint(0, 2**31 - 1, size=k)
 
 
-def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience, desc="models fitted", verbose=0,
-              scoring="log_loss"):
+def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience, desc="models fitted", verbose=0, scoring="log_loss"):
     """Fit one tuned logistic model per target (in parallel over targets); ``rows`` selects training rows.
 
     Returns the models and the total CPU seconds spent fitting them (summed over workers).
@@ -91,8 +88,9 @@ def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience, desc="models fi
 
     def one(j):
         c0 = time.process_time()
-        model = fit_logistic_cv(X, targets[j], Cs=list(Cs), cv=cv, random_state=int(seeds[j]), n_jobs=1,
-                                patience=patience, scoring=scoring)
+        model = fit_logistic_cv(
+            X, targets[j], Cs=list(Cs), cv=cv, random_state=int(seeds[j]), n_jobs=1, patience=patience, scoring=scoring
+        )
         return model, time.process_time() - c0
 
     if n_jobs in (None, 1):
@@ -115,8 +113,17 @@ def _proba_of(model, X, cls):
 
 
 class _TunedLogisticBase(BaseEstimator):
-    def __init__(self, Cs=DEFAULT_CS, cv=5, random_state=0, n_jobs=None, patience=None, standardize=True,
-                 verbose=0, scoring="log_loss"):
+    def __init__(
+        self,
+        Cs=DEFAULT_CS,
+        cv=5,
+        random_state=0,
+        n_jobs=None,
+        patience=None,
+        standardize=True,
+        verbose=0,
+        scoring="log_loss",
+    ):
         self.Cs = Cs
         self.scoring = scoring
         self.verbose = verbose
@@ -209,12 +216,27 @@ class BinaryRelevance(_TunedLogisticBase):
         n, m = Y.shape
         seeds = _seeds(self.random_state, m)
         t0 = time.perf_counter()
-        self.estimators_, self.fit_cpu_time_ = _fit_many(X, [Y[:, j] for j in range(m)], None, Cs, self.cv,
-                                                         seeds, self.n_jobs, self.patience,
-                                                         desc=f"{type(self).__name__}: labels fitted",
-                                                         verbose=self.verbose, scoring=self.scoring)
-        logger.info("%s: fitted %d label models on %d x %d in %.2f s", type(self).__name__, m, n, X.shape[1],
-                    time.perf_counter() - t0)
+        self.estimators_, self.fit_cpu_time_ = _fit_many(
+            X,
+            [Y[:, j] for j in range(m)],
+            None,
+            Cs,
+            self.cv,
+            seeds,
+            self.n_jobs,
+            self.patience,
+            desc=f"{type(self).__name__}: labels fitted",
+            verbose=self.verbose,
+            scoring=self.scoring,
+        )
+        logger.info(
+            "%s: fitted %d label models on %d x %d in %.2f s",
+            type(self).__name__,
+            m,
+            n,
+            X.shape[1],
+            time.perf_counter() - t0,
+        )
         self.n_labels_ = m
         return self
 
@@ -250,10 +272,28 @@ class LFP(BinaryRelevance):
     array([[1, 1]], dtype=int8)
     """
 
-    def __init__(self, Cs=DEFAULT_CS, cv=5, random_state=0, n_jobs=None, patience=None, standardize=True,
-                 verbose=0, scoring="log_loss", allow_empty=True):
-        super().__init__(Cs=Cs, cv=cv, random_state=random_state, n_jobs=n_jobs, patience=patience,
-                         standardize=standardize, verbose=verbose, scoring=scoring)
+    def __init__(
+        self,
+        Cs=DEFAULT_CS,
+        cv=5,
+        random_state=0,
+        n_jobs=None,
+        patience=None,
+        standardize=True,
+        verbose=0,
+        scoring="log_loss",
+        allow_empty=True,
+    ):
+        super().__init__(
+            Cs=Cs,
+            cv=cv,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            patience=patience,
+            standardize=standardize,
+            verbose=verbose,
+            scoring=scoring,
+        )
         self.allow_empty = allow_empty
 
     def predict(self, X):
@@ -290,10 +330,28 @@ class EFP(_TunedLogisticBase):
     ((1, 2, 2), True)
     """
 
-    def __init__(self, Cs=DEFAULT_CS, cv=5, random_state=0, n_jobs=None, patience=None, standardize=True,
-                 train_on="nonempty", verbose=0, scoring="log_loss"):
-        super().__init__(Cs=Cs, cv=cv, random_state=random_state, n_jobs=n_jobs, patience=patience,
-                         standardize=standardize, verbose=verbose, scoring=scoring)
+    def __init__(
+        self,
+        Cs=DEFAULT_CS,
+        cv=5,
+        random_state=0,
+        n_jobs=None,
+        patience=None,
+        standardize=True,
+        train_on="nonempty",
+        verbose=0,
+        scoring="log_loss",
+    ):
+        super().__init__(
+            Cs=Cs,
+            cv=cv,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            patience=patience,
+            standardize=standardize,
+            verbose=verbose,
+            scoring=scoring,
+        )
         self.train_on = train_on
 
     def fit(self, X, Y):
@@ -310,9 +368,18 @@ class EFP(_TunedLogisticBase):
         empty = s == 0
         seeds = _seeds(self.random_state, m + 1)
         t0 = time.perf_counter()
-        zero, self.fit_cpu_time_ = _fit_many(X, [empty.astype(np.int8)], None, Cs, self.cv, seeds[:1], 1,
-                                             self.patience, desc="EFP: model of P(y = 0) fitted",
-                                             scoring=self.scoring)
+        zero, self.fit_cpu_time_ = _fit_many(
+            X,
+            [empty.astype(np.int8)],
+            None,
+            Cs,
+            self.cv,
+            seeds[:1],
+            1,
+            self.patience,
+            desc="EFP: model of P(y = 0) fitted",
+            scoring=self.scoring,
+        )
         self.zero_model_ = zero[0]
         rows = ~empty if self.train_on == "nonempty" else None
         if rows is not None and not rows.any():
@@ -324,9 +391,19 @@ class EFP(_TunedLogisticBase):
             targets = [Ys[:, i] * ss for i in range(m)]
             if rows is not None and rows.all():
                 rows = None  # no copy of X needed
-            self.estimators_, cpu = _fit_many(X, targets, rows, Cs, self.cv, seeds[1:], self.n_jobs, self.patience,
-                                              desc="EFP: label models fitted", verbose=self.verbose,
-                                              scoring=self.scoring)
+            self.estimators_, cpu = _fit_many(
+                X,
+                targets,
+                rows,
+                Cs,
+                self.cv,
+                seeds[1:],
+                self.n_jobs,
+                self.patience,
+                desc="EFP: label models fitted",
+                verbose=self.verbose,
+                scoring=self.scoring,
+            )
             self.fit_cpu_time_ += cpu
         logger.info("EFP: fitted %d models on %d x %d in %.2f s", m + 1, n, X.shape[1], time.perf_counter() - t0)
         self.n_labels_ = m
@@ -385,6 +462,6 @@ class EFP(_TunedLogisticBase):
         step = max(1, _CHUNK_BYTES // (8 * m * m))
         out = np.empty((n, m), dtype=np.int8)
         for a in range(0, n, step):
-            P, p0 = self._p_matrix(X[a:a + step])
-            out[a:a + step] = inference.gfm_from_p(P, p0)[0]
+            P, p0 = self._p_matrix(X[a : a + step])
+            out[a : a + step] = inference.gfm_from_p(P, p0)[0]
         return out

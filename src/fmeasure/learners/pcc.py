@@ -62,8 +62,6 @@ def _log_sigmoid(z):
     return out
 
 
-
-
 def _augment(X, Yprev):
     """Features followed by the preceding labels, sparse if X is sparse."""
     if Yprev.shape[1] == 0:
@@ -193,9 +191,21 @@ class ProbabilisticClassifierChain(BaseEstimator):
     (5, 2)
     """
 
-    def __init__(self, Cs=DEFAULT_CS, cv=5, inference="gfm", n_samples=1000, random_state=0,
-                 n_jobs=None, chunk_size=16_000, block_size=16, standardize=False, sampler="dense", verbose=0,
-                 scoring="log_loss"):
+    def __init__(
+        self,
+        Cs=DEFAULT_CS,
+        cv=5,
+        inference="gfm",
+        n_samples=1000,
+        random_state=0,
+        n_jobs=None,
+        chunk_size=16_000,
+        block_size=16,
+        standardize=False,
+        sampler="dense",
+        verbose=0,
+        scoring="log_loss",
+    ):
         self.Cs = Cs
         self.scoring = scoring
         self.verbose = verbose
@@ -243,11 +253,17 @@ class ProbabilisticClassifierChain(BaseEstimator):
             scale = np.where(sd > 1e-12, sd, 1.0)
             X = X @ sp.diags(1.0 / scale) if sp.issparse(X) else (X - mean) / scale
             X = sp.csr_matrix(X) if sp.issparse(X) else X
-        logger.info("fitting PCC: %d instances, %d features, %d labels, %d Cs x %d folds",
-                    n, d, m, len(Cs), self.cv)
+        logger.info("fitting PCC: %d instances, %d features, %d labels, %d Cs x %d folds", n, d, m, len(Cs), self.cv)
         jobs = (delayed(_fit_one)(X, Y, j, Cs, self.cv, self.random_state, self.scoring) for j in range(m))
-        results = list(progress(Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs), total=m,
-                                desc="PCC: labels fitted", logger=logger, bar=bool(self.verbose)))
+        results = list(
+            progress(
+                Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs),
+                total=m,
+                desc="PCC: labels fitted",
+                logger=logger,
+                bar=bool(self.verbose),
+            )
+        )
         self.estimators_ = [r[0] for r in results]
         self.label_fit_times_ = np.array([r[1] for r in results])
         self.coef_x_ = np.zeros((m, d))
@@ -408,10 +424,10 @@ class ProbabilisticClassifierChain(BaseEstimator):
                 inst = np.concatenate([inst[s0], inst[s1]])
                 cnt = np.concatenate([k0[s0], k1[s1]])
                 pref = np.concatenate([pref[s0], pref[s1]])
-                pref[s0.size:, j] = 1
+                pref[s0.size :, j] = 1
                 if j + 1 < m:
                     Z = np.concatenate([Z[s0], Z[s1]])
-                    Z[s0.size:, j + 1:] += V[j + 1:, j]
+                    Z[s0.size :, j + 1 :] += V[j + 1 :, j]
         order = np.argsort(inst, kind="stable")
         inst, cnt, pref = inst[order], cnt[order], pref[order]
         sizes = np.bincount(inst, minlength=c)
@@ -490,8 +506,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
 
     # ------------------------------------------------------------------ inference
     @single_threaded_blas
-    def predict_from_samples(self, X, methods=SAMPLE_METHODS, n_samples=None, random_state=None,
-                             return_times=False):
+    def predict_from_samples(self, X, methods=SAMPLE_METHODS, n_samples=None, random_state=None, return_times=False):
         """MM, FM and/or GFM predictions from ancestral samples (shared by all methods).
 
         Samples are drawn chunk by chunk; for each chunk the estimates come from
@@ -577,7 +592,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         P = np.empty(n)
         step = max(1, int(self.chunk_size) // max(1, 64 * m))
         for s in range(0, n, step):
-            H[s:s + step], P[s:s + step] = _joint_mode_levelwise(A[s:s + step], self.coef_y_, max_frontier)
+            H[s : s + step], P[s : s + step] = _joint_mode_levelwise(A[s : s + step], self.coef_y_, max_frontier)
         return H, P
 
     @single_threaded_blas
@@ -599,9 +614,9 @@ class ProbabilisticClassifierChain(BaseEstimator):
         probs = np.empty((n, 2**m))
         step = max(1, 2_000_000 // (2**m * m))
         for s in range(0, n, step):
-            Z = A[s:s + step, None, :] + L[None]
+            Z = A[s : s + step, None, :] + L[None]
             logp = np.where(support[None] == 1, _log_sigmoid(Z), _log_sigmoid(-Z)).sum(axis=2)
-            probs[s:s + step] = np.exp(logp)
+            probs[s : s + step] = np.exp(logp)
         return support, probs
 
     def exact_f_maximizer(self, X, max_labels=16):
@@ -617,9 +632,9 @@ class ProbabilisticClassifierChain(BaseEstimator):
         val = np.empty(n)
         step = max(1, 4_000_000 // support.size)
         for s in range(0, n, step):
-            w = probs[s:s + step]
+            w = probs[s : s + step]
             Ys = np.broadcast_to(support, (w.shape[0],) + support.shape)
-            H[s:s + step], val[s:s + step] = gfm_from_samples(Ys, weights=w)
+            H[s : s + step], val[s : s + step] = gfm_from_samples(Ys, weights=w)
         return H, val
 
     def predict(self, X, inference=None, n_samples=None, random_state=None):
@@ -676,8 +691,9 @@ def _joint_mode_levelwise(A, V, max_frontier):
         best_h[ii[better]] = pp[better].astype(np.int8)
         best_lp[ii[better]] = ll[better]
     if overflow:
-        logger.info("joint mode: %d instance(s) exceeded the frontier cap, finished by uniform-cost search",
-                    len(overflow))
+        logger.info(
+            "joint mode: %d instance(s) exceeded the frontier cap, finished by uniform-cost search", len(overflow)
+        )
     for i in overflow:
         best_h[i], best_lp[i] = _uniform_cost_search(A[i], V)
     return best_h, np.exp(best_lp)

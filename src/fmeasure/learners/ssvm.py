@@ -151,17 +151,17 @@ def bcfw(Xa, Y, C, *, tol=1e-3, max_iter=1000, batch_size=16, random_state=None,
             break
         order = rng.permutation(n)
         for start in range(0, n, batch_size):
-            g = np.sort(order[start:start + batch_size])
+            g = np.sort(order[start : start + batch_size])
             Xg = Xa[g]
             S = np.asarray(Xg @ W)
             H, value = loss_augmented(S, Y[g])
-            D = (Yf[g] - H) - A[g]                       # direction of the block's dual variables
-            ls = value - np.einsum("ij,ij->i", S, H)     # the loss 1 - F(y, h) of the new vertex
+            D = (Yf[g] - H) - A[g]  # direction of the block's dual variables
+            ls = value - np.einsum("ij,ij->i", S, H)  # the loss 1 - F(y, h) of the new vertex
             dl = ls - ell[g]
             gap = (float(dl.sum()) - float(np.sum(S * D))) / n
             if gap <= 0.0:
                 continue
-            M = np.asarray(Xg.T @ D)                     # (d, m); w moves by M / (lam n)
+            M = np.asarray(Xg.T @ D)  # (d, m); w moves by M / (lam n)
             curv = float(np.sum(M * M)) / (lam * n * n)
             gamma = 1.0 if curv <= 0.0 else min(1.0, gap / curv)
             A[g] += gamma * D
@@ -171,8 +171,18 @@ def bcfw(Xa, Y, C, *, tol=1e-3, max_iter=1000, batch_size=16, random_state=None,
         primal, dual = _objectives(Xa, Y, W, A, ell, lam)
         dual_hist.append(dual)
         gap_hist.append(primal - dual)
-    return {"W": W, "A": A, "ell": ell, "gap": primal - dual, "primal": primal, "dual": dual,
-            "n_iter": it, "stopped_by": stopped_by, "dual_history": dual_hist, "gap_history": gap_hist}
+    return {
+        "W": W,
+        "A": A,
+        "ell": ell,
+        "gap": primal - dual,
+        "primal": primal,
+        "dual": dual,
+        "n_iter": it,
+        "stopped_by": stopped_by,
+        "dual_history": dual_hist,
+        "gap_history": gap_hist,
+    }
 
 
 def _path(Xa, Y, Cs, solver_kw, seed):
@@ -256,8 +266,17 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     (True, (120, 2), 'tol')
     """
 
-    def __init__(self, Cs=DEFAULT_CS, cv=5, tol=1e-3, max_iter=1000, batch_size=16, standardize=False,
-                 random_state=0, n_jobs=None):
+    def __init__(
+        self,
+        Cs=DEFAULT_CS,
+        cv=5,
+        tol=1e-3,
+        max_iter=1000,
+        batch_size=16,
+        standardize=False,
+        random_state=0,
+        n_jobs=None,
+    ):
         self.Cs = Cs
         self.cv = cv
         self.tol = tol
@@ -306,15 +325,16 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self
         """
         Cs = self._check_params()
-        X, Y = validate_data(self, X, y, accept_sparse="csr", multi_output=True, dtype=np.float64,
-                             y_numeric=True)
+        X, Y = validate_data(self, X, y, accept_sparse="csr", multi_output=True, dtype=np.float64, y_numeric=True)
         Y = np.asarray(Y)
         self._y_1d = Y.ndim == 1
         if Y.ndim == 1:
             Y = Y[:, None]
         if not np.isin(Y, (0, 1)).all():
-            raise ValueError("Only binary classification is supported: y must be a binary (0/1) label "
-                             f"matrix of shape (n_samples, n_labels); the type of the target is {type_of_target(Y)}")
+            raise ValueError(
+                "Only binary classification is supported: y must be a binary (0/1) label "
+                f"matrix of shape (n_samples, n_labels); the type of the target is {type_of_target(Y)}"
+            )
         Y = Y.astype(np.int8)
         self.n_labels_ = Y.shape[1]
         self.classes_ = np.array([0, 1])
@@ -327,7 +347,8 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             n_splits = min(int(self.cv), X.shape[0])
             folds = KFold(n_splits, shuffle=True, random_state=seed).split(Xa)
             res = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fold)(Xa, Y, tr, va, Cs, kw, seed + 1 + k) for k, (tr, va) in enumerate(folds))
+                delayed(_fold)(Xa, Y, tr, va, Cs, kw, seed + 1 + k) for k, (tr, va) in enumerate(folds)
+            )
             self.cv_scores_ = np.array([np.mean([r[0][C] for r in res]) for C in Cs])
             self.cv_stops_ = [[r[1][C] for r in res] for C in Cs]
             self.C_ = float(Cs[int(np.argmax(self.cv_scores_))])

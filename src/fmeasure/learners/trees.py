@@ -380,8 +380,10 @@ def _scan(binned, Znode, total, gbin, pos, m, smax, min_samples_leaf, features):
 
         def q_of(idx):
             Lc = L[cand[idx]]
-            return (nl[idx] * gfm_values(Lc, m, smax, cols)
-                    + (n_node - nl[idx]) * gfm_values(total[None, :] - Lc, m, smax, cols)) / n_node
+            return (
+                nl[idx] * gfm_values(Lc, m, smax, cols)
+                + (n_node - nl[idx]) * gfm_values(total[None, :] - Lc, m, smax, cols)
+            ) / n_node
 
         Q = _pruned_q(q_of, nl, feat[b0:b1][cand], n_node, -np.inf if best is None else best[0])
         i = int(np.argmax(Q >= Q.max() - TIE_TOL))
@@ -429,15 +431,18 @@ def split_statistics(x, Y, max_bins=None):
 
 # ----------------------------------------------------------------------------- validation
 def _check_xy(est, X, y, reset=True):
-    X, Y = validate_data(est, X, y, accept_sparse=["csr", "csc"], multi_output=True,
-                         dtype=np.float64, y_numeric=True, reset=reset)
+    X, Y = validate_data(
+        est, X, y, accept_sparse=["csr", "csc"], multi_output=True, dtype=np.float64, y_numeric=True, reset=reset
+    )
     Y = np.asarray(Y)
     y_1d = Y.ndim == 1
     if y_1d:
         Y = Y[:, None]
     if not np.isin(Y, (0, 1)).all():
-        raise ValueError("Only binary classification is supported: y must be a binary (0/1) label "
-                         f"matrix of shape (n_samples, n_labels); the type of the target is {type_of_target(Y)}")
+        raise ValueError(
+            "Only binary classification is supported: y must be a binary (0/1) label "
+            f"matrix of shape (n_samples, n_labels); the type of the target is {type_of_target(Y)}"
+        )
     return X, Y.astype(np.int8), y_1d
 
 
@@ -524,8 +529,9 @@ class FMeasureTree(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimator):
     (1.5, [[1, 0], [0, 1]])
     """
 
-    def __init__(self, max_depth=None, min_samples_leaf=1, max_bins=255, min_gain=0.0,
-                 max_features=None, random_state=None):
+    def __init__(
+        self, max_depth=None, min_samples_leaf=1, max_bins=255, min_gain=0.0, max_features=None, random_state=None
+    ):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.max_bins = max_bins
@@ -640,8 +646,7 @@ class FMeasureTree(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimator):
             nd = node[active]
             f = self.feature_[nd]
             x = np.asarray(Xs[active, f]).ravel() if Xs is not None else X[active, f]
-            node[active] = np.where(x <= self.threshold_[nd], self.children_left_[nd],
-                                    self.children_right_[nd])
+            node[active] = np.where(x <= self.threshold_[nd], self.children_left_[nd], self.children_right_[nd])
             active = active[self.feature_[node[active]] >= 0]
         return node
 
@@ -765,9 +770,19 @@ class BaggedFMeasureTrees(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimato
     [[1, 0], [0, 1]]
     """
 
-    def __init__(self, n_estimators=50, prediction="pooled", bootstrap=True, max_depth=None,
-                 min_samples_leaf=1, max_bins=255, min_gain=0.0, max_features=None, n_jobs=None,
-                 random_state=None):
+    def __init__(
+        self,
+        n_estimators=50,
+        prediction="pooled",
+        bootstrap=True,
+        max_depth=None,
+        min_samples_leaf=1,
+        max_bins=255,
+        min_gain=0.0,
+        max_features=None,
+        n_jobs=None,
+        random_state=None,
+    ):
         self.n_estimators = n_estimators
         self.prediction = prediction
         self.bootstrap = bootstrap
@@ -780,8 +795,13 @@ class BaggedFMeasureTrees(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimato
         self.random_state = random_state
 
     def _tree_params(self):
-        return dict(max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
-                    max_bins=self.max_bins, min_gain=self.min_gain, max_features=self.max_features)
+        return dict(
+            max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf,
+            max_bins=self.max_bins,
+            min_gain=self.min_gain,
+            max_features=self.max_features,
+        )
 
     def fit(self, X, y):
         """Fit B trees on bootstrap samples (in parallel); returns self."""
@@ -795,11 +815,12 @@ class BaggedFMeasureTrees(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimato
             X = sp.csr_array(X)
         binned = _Binned(X, self.max_bins)
         Z, smax = label_contributions(Y)
-        seeds = np.random.SeedSequence(
-            np.random.default_rng(self.random_state).integers(2**63)).spawn(self.n_estimators)
+        seeds = np.random.SeedSequence(np.random.default_rng(self.random_state).integers(2**63)).spawn(
+            self.n_estimators
+        )
         out = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_one)(self._tree_params(), X, Y, binned, Z, smax, s, self.bootstrap)
-            for s in seeds)
+            delayed(_fit_one)(self._tree_params(), X, Y, binned, Z, smax, s, self.bootstrap) for s in seeds
+        )
         self.estimators_ = [t for t, _ in out]
         self.multiplicity_ = np.stack([mlt for _, mlt in out], axis=1)
         self.train_leaves_ = np.stack([t._apply(X) for t in self.estimators_], axis=1)

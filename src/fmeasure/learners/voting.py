@@ -47,8 +47,7 @@ from fmeasure.learners.logistic import check_features
 from fmeasure.learners.parametric import BinaryRelevance
 from fmeasure.learners.pcc import ProbabilisticClassifierChain
 
-__all__ = ["VotingEnsemble", "validation_split", "member_predictions", "threshold_scores",
-           "choose_threshold"]
+__all__ = ["VotingEnsemble", "validation_split", "member_predictions", "threshold_scores", "choose_threshold"]
 
 logger = logging.getLogger(__name__)
 
@@ -340,8 +339,14 @@ class VotingEnsemble(BaseEstimator):
         V = self._predict_all(fitted, groups, X[va])
         M = len(names)
         self.threshold_, self.validation_scores_ = choose_threshold(V.sum(axis=0, dtype=np.int64), Y[va], M)
-        logger.info("voting: %d members, %d fits, threshold %d of %d (validation F %.4f)", M, len(groups),
-                    self.threshold_, M, self.validation_scores_[self.threshold_ - 1])
+        logger.info(
+            "voting: %d members, %d fits, threshold %d of %d (validation F %.4f)",
+            M,
+            len(groups),
+            self.threshold_,
+            M,
+            self.validation_scores_[self.threshold_ - 1],
+        )
         if self.refit:
             fitted, times = self._fit_groups(groups, X, Y)
         self.estimators_ = fitted

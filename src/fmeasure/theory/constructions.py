@@ -395,8 +395,14 @@ def jaccard_check(ms, n_per_m, seed, empties=(1.0, 0.0), alpha=0.3):
                 _, jbest = jaccard_maximizer(S, p, empty=empty)
                 jf = float(p @ metrics.jaccard_index(S, np.broadcast_to(h_f, S.shape), empty=empty))
                 rows.append(
-                    {"m": int(m), "kind": kind, "empty": float(empty), "delta": float(delta),
-                     "bound": 1.0 - float(delta) / 2.0, "regret": jbest - jf}
+                    {
+                        "m": int(m),
+                        "kind": kind,
+                        "empty": float(empty),
+                        "delta": float(delta),
+                        "bound": 1.0 - float(delta) / 2.0,
+                        "regret": jbest - jf,
+                    }
                 )
     return pd.DataFrame(rows)
 
@@ -406,8 +412,13 @@ def jaccard_summary(samples):
     g = samples.assign(ratio=samples.regret / samples.bound, violated=samples.regret > samples.bound + 1e-12)
     return (
         g.groupby(["empty", "m"])
-        .agg(n=("regret", "size"), max_regret=("regret", "max"), mean_regret=("regret", "mean"),
-             max_ratio=("ratio", "max"), violations=("violated", "sum"))
+        .agg(
+            n=("regret", "size"),
+            max_regret=("regret", "max"),
+            mean_regret=("regret", "mean"),
+            max_ratio=("ratio", "max"),
+            violations=("violated", "sum"),
+        )
         .reset_index()
     )
 
@@ -541,11 +552,16 @@ def threshold_table(ms, eps_values):
             S, p = threshold_family(m, eps)
             h_T, _ = inference.threshold_marginals(S, p)
             h_F, best = inference.brute_force(S, p)
-            rows.append({
-                "m": int(m), "eps": eps, "h_T": as_string(h_T), "h_F": as_string(h_F),
-                "regret": float(best - inference.expected_f(S, p, h_T)),
-                "bound": float(threshold_bound(m)),
-            })
+            rows.append(
+                {
+                    "m": int(m),
+                    "eps": eps,
+                    "h_T": as_string(h_T),
+                    "h_F": as_string(h_F),
+                    "regret": float(best - inference.expected_f(S, p, h_T)),
+                    "bound": float(threshold_bound(m)),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -554,14 +570,16 @@ def threshold_table(ms, eps_values):
 # --------------------------------------------------------------------------------------
 def worked_examples():
     """The three example distributions of Section 4 as {name: (support, probs)}."""
+
     def dist(rows):
         return (np.array([[int(ch) for ch in y] for y, _ in rows], np.int8), np.array([p for _, p in rows]))
 
     return {
         "sec4.1_a": dist([("0001", 0.1), ("0010", 0.2), ("0100", 0.2), ("1000", 0.5)]),
         "sec4.1_b": dist([("0000", 0.5), ("1001", 0.1), ("1010", 0.2), ("1100", 0.2)]),
-        "sec4.3_m12": dist([("000000000000", 0.21), ("100000000000", 0.39),
-                            ("011111100000", 0.2), ("010000011111", 0.2)]),
+        "sec4.3_m12": dist(
+            [("000000000000", 0.21), ("100000000000", 0.39), ("011111100000", 0.2), ("010000011111", 0.2)]
+        ),
     }
 
 
@@ -588,6 +606,13 @@ def examples_table(examples=None):
         best = inference.brute_force(S, p)[1]
         for method, h in preds.items():
             ef = float(inference.expected_f(S, p, h))
-            rows.append({"example": name, "method": method, "prediction": as_string(h),
-                         "expected_f": ef, "regret": float(best - ef)})
+            rows.append(
+                {
+                    "example": name,
+                    "method": method,
+                    "prediction": as_string(h),
+                    "expected_f": ef,
+                    "regret": float(best - ef),
+                }
+            )
     return pd.DataFrame(rows)

@@ -94,8 +94,15 @@ def _check_surrogate(surrogate):
 
 def _linprog_max(c, A_ub, b_ub):
     """max c @ x subject to A_ub x <= b_ub, sum x = 1, x >= 0; returns (value, x) or (None, None)."""
-    res = linprog(-np.asarray(c, float), A_ub=A_ub, b_ub=b_ub, A_eq=np.ones((1, len(c))), b_eq=[1.0],
-                  bounds=(0, None), method="highs")
+    res = linprog(
+        -np.asarray(c, float),
+        A_ub=A_ub,
+        b_ub=b_ub,
+        A_eq=np.ones((1, len(c))),
+        b_eq=[1.0],
+        bounds=(0, None),
+        method="highs",
+    )
     if res.status != 0:
         return None, None
     x = np.clip(res.x, 0.0, None)
@@ -119,7 +126,7 @@ def class_orbits(sizes):
     orbits = np.array(list(itertools.product(*[range(x + 1) for x in sizes])), int)
     reps = np.zeros((len(orbits), sum(sizes)), np.int8)
     start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    for j, (x, st) in enumerate(zip(sizes, start)):
+    for j, (_x, st) in enumerate(zip(sizes, start)):
         for r, s in enumerate(orbits[:, j]):
             reps[r, st : st + s] = 1
     counts = np.array([np.prod([comb(x, s) for x, s in zip(sizes, o)]) for o in orbits], float)
@@ -340,11 +347,13 @@ def worst_case_orbit(m, surrogate, witness_margin=1e-6, verify_max_m=10):
     wc = WorstCase(surrogate, m, value, h, h_L, support, probs, n, 0.0, sizes=sizes)
     wc.extra["orbit_weights"] = w
     if m <= verify_max_m and witness_margin > 0:
+
         def solve(margin):
             v, w2, *_ = orbit_lp(sizes, surrogate, margin)
             if v is None:
                 return None, None, None
             return (v, *expand_orbits(sizes, w2))
+
         _witness(wc, witness_margin, solve)
     wc.seconds = time.perf_counter() - t0
     log.info("%s m=%d: sup regret %.6f at (a,b,c,d)=%s (%d LPs, %.2fs)", surrogate, m, value, sizes, n, wc.seconds)
@@ -377,8 +386,9 @@ def worst_case_threshold(m, witness_margin=1e-6, prune=True):
     pairs.sort(key=lambda t: -t[0])
     best = (0.0, 0, int(np.flatnonzero((Y == T[0]).all(1))[0]), None)
     n = 0
-    for ub, k, r in progress(pairs, desc=f"threshold m={m}: candidate pairs examined (most are pruned)",
-                             logger=log, every=10.0):
+    for ub, k, r in progress(
+        pairs, desc=f"threshold m={m}: candidate pairs examined (most are pruned)", logger=log, every=10.0
+    ):
         if prune and ub <= best[0] + 1e-12:
             break  # sorted: no later pair can do better
         value, x = full_lp(Y[r], T[k], "threshold", 0.0, Y=Y, U=FT)
@@ -392,16 +402,26 @@ def worst_case_threshold(m, witness_margin=1e-6, prune=True):
     keep = x > 1e-12
     wc = WorstCase("threshold", m, value, Y[r].copy(), T[k].copy(), Y[keep], x[keep], n, 0.0)
     if witness_margin > 0 and value > 1e-9:
+
         def solve(margin):
             v, x2 = full_lp(Y[r], T[k], "threshold", margin, Y=Y, U=FT)
             if v is None:
                 return None, None, None
             keep2 = x2 > 1e-12
             return v, Y[keep2], x2[keep2]
+
         _witness(wc, witness_margin, solve)
     wc.seconds = time.perf_counter() - t0
-    log.info("threshold m=%d: sup regret %.6f, h=%s h_T=%s (%d LPs of %d pairs, %.2fs)",
-             m, value, as_string(wc.h), as_string(wc.h_L), n, len(pairs), wc.seconds)
+    log.info(
+        "threshold m=%d: sup regret %.6f, h=%s h_T=%s (%d LPs of %d pairs, %.2fs)",
+        m,
+        value,
+        as_string(wc.h),
+        as_string(wc.h_L),
+        n,
+        len(pairs),
+        wc.seconds,
+    )
     return wc
 
 
@@ -433,15 +453,25 @@ def lp_table(results):
     rows = []
     for wc in results:
         thm, kind = _theorem_value(wc.surrogate, wc.m)
-        rows.append({
-            "surrogate": wc.surrogate, "m": wc.m, "lp_sup": wc.value, "theorem": thm, "theorem_kind": kind,
-            "lp_minus_theorem": wc.value - thm if np.isfinite(thm) else np.nan,
-            "h": as_string(wc.h), "h_L": as_string(wc.h_L),
-            "abcd": "" if wc.sizes is None else ",".join(map(str, wc.sizes)),
-            "support_size": len(wc.probs), "witness_margin": wc.witness_margin,
-            "witness_regret": wc.witness_regret, "witness_h_L_ok": wc.witness_h_L_ok,
-            "n_lps": wc.n_lps, "seconds": wc.seconds,
-        })
+        rows.append(
+            {
+                "surrogate": wc.surrogate,
+                "m": wc.m,
+                "lp_sup": wc.value,
+                "theorem": thm,
+                "theorem_kind": kind,
+                "lp_minus_theorem": wc.value - thm if np.isfinite(thm) else np.nan,
+                "h": as_string(wc.h),
+                "h_L": as_string(wc.h_L),
+                "abcd": "" if wc.sizes is None else ",".join(map(str, wc.sizes)),
+                "support_size": len(wc.probs),
+                "witness_margin": wc.witness_margin,
+                "witness_regret": wc.witness_regret,
+                "witness_h_L_ok": wc.witness_h_L_ok,
+                "n_lps": wc.n_lps,
+                "seconds": wc.seconds,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -451,6 +481,14 @@ def lp_distribution_table(results, tol=1e-9):
     for wc in results:
         for y, p in zip(wc.support, wc.probs):
             if p > tol:
-                rows.append({"surrogate": wc.surrogate, "m": wc.m, "h": as_string(wc.h),
-                             "h_L": as_string(wc.h_L), "y": as_string(y), "prob": float(p)})
+                rows.append(
+                    {
+                        "surrogate": wc.surrogate,
+                        "m": wc.m,
+                        "h": as_string(wc.h),
+                        "h_L": as_string(wc.h_L),
+                        "y": as_string(y),
+                        "prob": float(p),
+                    }
+                )
     return pd.DataFrame(rows)
