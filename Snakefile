@@ -1,12 +1,11 @@
 # fmeasure: regenerate Waegeman et al., "On the Bayes-optimality of F-measure Maximizers" (JMLR 2014).
 # A table of contents only: configuration, validation, rule files, and the final target.
 # Run:  snakemake --cores 8          one stage:  snakemake --cores 8 knn_all
-import sys
 
 from snakemake.utils import min_version, validate
 
 try:
-    from fmeasure.experiments.config import apply_aliases, check_config, exit_on_config_error
+    from fmeasure.experiments.config import check_config, exit_on_config_error
 except ImportError as _exc:
     raise ImportError(
         f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
@@ -18,7 +17,6 @@ min_version("8.0")
 configfile: "config/config.yaml"
 
 
-apply_aliases(config, warn=lambda message: print(f"WARNING: {message}", file=sys.stderr))
 exit_on_config_error(check_config, config, f"{workflow.basedir}/config/schema.yaml")  # one line naming the key
 validate(config, "config/schema.yaml")  # fills in the defaults
 

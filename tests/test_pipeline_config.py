@@ -11,7 +11,6 @@ from _mirror import snakemake_env
 from fmeasure import datasets
 from fmeasure.experiments.config import (
     ConfigError,
-    apply_aliases,
     as_list,
     check_config,
     content_entry,
@@ -140,26 +139,3 @@ def test_lint_is_clean(tmp_path):
     assert "Congratulations" in out.stdout + out.stderr
 
 
-def test_apply_aliases_lets_the_users_old_name_override_the_default():
-    cfg = {"pcc": {"cv_folds": 3, "cv": 5}, "parametric": {"runtime_min": 9}}
-    messages = apply_aliases(cfg, warn=lambda m: None)
-    assert cfg == {"pcc": {"cv": 3}, "parametric": {"runtime_min": 9}}
-    assert messages == ["config key 'pcc.cv_folds' is deprecated: use 'pcc.cv' (the old name still works)"]
-
-
-def test_old_key_names_still_run_with_a_deprecation_message(tmp_path):
-    # a config file written for an earlier release: renamed keys, real engine, dry run
-    old = tmp_path / "old.yaml"
-    old.write_text(
-        "pcc: {cv_folds: 3, fit_runtime_min: 5}\nparametric: {runtime_minutes: 7}\n"
-        "stages: [data, pcc, parametric]\ndatasets: [scene]\n"
-    )
-    out = _snakemake("-n", "--configfile", str(ROOT / "config" / "config.yaml"), str(old), cwd=tmp_path)
-    text = out.stdout + out.stderr
-    assert out.returncode == 0, text
-    for old_key, new_key in [
-        ("pcc.cv_folds", "pcc.cv"),
-        ("pcc.fit_runtime_min", "pcc.runtime_min"),
-        ("parametric.runtime_minutes", "parametric.runtime_min"),
-    ]:
-        assert f"'{old_key}' is deprecated: use '{new_key}'" in text

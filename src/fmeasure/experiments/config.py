@@ -1,8 +1,6 @@
 """Configuration logic the Snakemake workflow needs at start-up (kept here so it is tested).
 
 * :func:`as_list` turns ``--config datasets=scene,yeast`` strings into lists.
-* :func:`apply_aliases` accepts the old names of renamed keys (with a deprecation message), so a
-  user's config file keeps working.
 * :func:`select_datasets` checks the selected names against the catalog and which datasets can
   actually be had (mirror, local copy or URL), so a missing dataset is a clear message before any
   job runs, never a crash deep inside one.
@@ -33,8 +31,6 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "ConfigError",
-    "ALIASES",
-    "apply_aliases",
     "as_list",
     "select_datasets",
     "check_config",
@@ -58,43 +54,6 @@ FILE_SOURCE_KEYS = ("url",)
 
 class ConfigError(ValueError):
     """The configuration names something that does not exist or cannot be used."""
-
-
-#: Renamed config keys: (block, old name) -> new name. One spelling per idea across stages:
-#: ``cv`` for cross-validation folds, ``runtime_min`` for a job's declared run time in minutes.
-ALIASES = {
-    ("pcc", "cv_folds"): "cv",
-    ("pcc", "fit_runtime_min"): "runtime_min",
-    ("parametric", "runtime_minutes"): "runtime_min",
-}
-
-
-def apply_aliases(config: dict, warn=None) -> list[str]:
-    """Rename old config keys to their current names in place; return the deprecation messages.
-
-    Each message is also passed to ``warn`` (default: the module's logger). The configuration
-    files of this repository use the current names only, so an old name comes from a user's own
-    file laid over them (``--configfile``): where both names are present, the old name's value wins.
-
-    Examples
-    --------
-    >>> cfg = {"pcc": {"cv_folds": 3}}
-    >>> apply_aliases(cfg, warn=print)
-    config key 'pcc.cv_folds' is deprecated: use 'pcc.cv' (the old name still works)
-    ["config key 'pcc.cv_folds' is deprecated: use 'pcc.cv' (the old name still works)"]
-    >>> cfg
-    {'pcc': {'cv': 3}}
-    """
-    warn = warn or log.warning
-    messages = []
-    for (block, old), new in ALIASES.items():
-        section = config.get(block)
-        if not isinstance(section, dict) or old not in section:
-            continue
-        section[new] = section.pop(old)
-        messages.append(f"config key '{block}.{old}' is deprecated: use '{block}.{new}' (the old name still works)")
-        warn(messages[-1])
-    return messages
 
 
 def as_list(value, key: str) -> list[str]:
