@@ -380,3 +380,11 @@ def test_subprocess_bad_data_exit_1_and_usage_exit_2(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["P.csv"]
     r = subprocess.run([*cmd, "predict"], cwd=tmp_path, env=_env(), capture_output=True, text=True)
     assert r.returncode == 2 and "usage:" in r.stderr
+
+
+def test_failed_run_keeps_an_existing_output(tmp_path, capsys):
+    (tmp_path / "P.csv").write_text("a\n0.5\n2\n")
+    (tmp_path / "H.csv").write_text("previous\n")
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 1
+    assert (tmp_path / "H.csv").read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["H.csv", "P.csv"]
