@@ -388,3 +388,33 @@ def test_failed_run_keeps_an_existing_output(tmp_path, capsys):
     assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 1
     assert (tmp_path / "H.csv").read_text() == "previous\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["H.csv", "P.csv"]
+
+
+def test_header_guess_delimiter_and_header_override(tmp_path, capsys):
+    # a missing value in the first row does not make it a header
+    (tmp_path / "P.csv").write_text("0.3,\n0.8,0.1\n")
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 1
+    assert capsys.readouterr().err.strip().endswith("P.csv: row 1: column 'y2': missing value or NaN")
+    # a header of numbers, and a semicolon-separated file. p = (0.3, 0.8): E[F] of {2} is
+    # 0.8 * (0.7 * 1 + 0.3 * 2/3) = 0.72, of {1, 2} 0.24 * 1 + 0.56 * 2/3 + 0.06 * 2/3 ~ 0.653, of {} 0.14
+    (tmp_path / "Q.csv").write_text("1;2\n0.3;0.8\n")
+    args = ["predict", "--marginals", tmp_path / "Q.csv", "--delimiter", ";", "--header", "yes"]
+    assert run(*args, "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "1,2,expected_f\n0,1,0.72\n"
+    (tmp_path / "T.tsv").write_text("a\tb\n0.3\t0.8\n")
+    assert run("predict", "--marginals", tmp_path / "T.tsv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "a,b,expected_f\n0,1,0.72\n"
+
+
+def test_unnamed_index_column_is_named_in_the_error(tmp_path, capsys):
+    pd.DataFrame({"a": [0.1, 0.9]}).to_csv(tmp_path / "P.csv")  # pandas writes its index first
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert "column 1 of the header has no name (a row index?" in err
+
+
+def test_evaluate_counts_every_row_of_the_longer_file(tmp_path, capsys):
+    np.savetxt(tmp_path / "Y.csv", np.zeros((25, 2)), fmt="%d", delimiter=",")
+    np.savetxt(tmp_path / "H.csv", np.zeros((38, 2)), fmt="%d", delimiter=",")
+    args = ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv", "--chunksize", 10]
+    err = _bad(tmp_path, capsys, args)
+    assert err.endswith(f"H.csv: 38 rows, but {tmp_path / 'Y.csv'} has 25")

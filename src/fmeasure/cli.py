@@ -147,7 +147,7 @@ class Table:
     ``n_rows`` (None for CSV: not known before the end), ``label`` (the path as given).
     """
 
-    def __init__(self, path, header: str = "auto", allow=(".csv", ".tsv", ".tab", ".npy")):
+    def __init__(self, path, header: str = "auto", allow=(".csv", ".tsv", ".tab", ".npy"), delimiter=None):
         self.path = Path(path)
         self.label = str(path)
         _check_exists(self.path)
@@ -155,6 +155,8 @@ class Table:
         if self.fmt not in allow or (self.comp and self.fmt == ".npy"):
             raise UsageError(f"{self.label}: unknown file type, expected one of {', '.join(allow)}")
         self.sep = "," if self.fmt == ".csv" else "\t"
+        if delimiter is not None:
+            self.sep = delimiter
         self.n_rows = None
         self.array = None
         if self.fmt == ".npy":
@@ -190,14 +192,20 @@ class Table:
 
     def _open_csv(self, header):
         try:
-            first = next(iter(self._rows()), None)
+            with contextlib.closing(self._rows()) as rows:
+                first = next(rows, None)
         except (UnicodeDecodeError, OSError, EOFError, csv.Error) as exc:
             raise DataError(f"{self.label}: not a readable text table ({exc})") from None
         if first is None:
             raise DataError(f"{self.label}: empty file")
         fields = [x.strip() for x in first]
-        self.has_header = {"yes": True, "no": False}.get(header, not all(_is_number(x) for x in fields))
+        guess = not all(_is_number(x) for x in fields if x)  # an empty field is a missing value
+        self.has_header = {"yes": True, "no": False}.get(header, guess)
         self.names = fields if self.has_header else [f"y{j + 1}" for j in range(len(fields))]
+        if self.has_header and "" in self.names:
+            j = self.names.index("")
+            hint = " (a row index? write the CSV without it, e.g. pandas' to_csv(index=False))" if j == 0 else ""
+            raise DataError(f"{self.label}: column {j + 1} of the header has no name{hint}")
         if len(set(self.names)) != len(self.names):
             dup = next(x for x in self.names if self.names.count(x) > 1)
             raise DataError(f"{self.label}: header names column {dup!r} twice")
@@ -409,7 +417,7 @@ def _sample_source(args):
 
         return table.names, k, n, gen()
 
-    table = Table(path, args.header, allow=(".csv", ".tsv", ".tab", ".npy", ".npz"))
+    table = Table(path, args.header, allow=(".csv", ".tsv", ".tab", ".npy", ".npz"), delimiter=args.delimiter)
     m = len(table.names)
     if table.array is not None and table.array.ndim == 3:
         n, kk = table.array.shape[:2]
@@ -444,12 +452,10 @@ def _sample_source(args):
 def cmd_predict(args) -> int:
     from fmeasure.inference import fm, gfm_from_samples
 
-    if args.samples_per_instance is not None and args.samples_per_instance < 1:
-        raise UsageError("--samples-per-instance must be at least 1")
     if args.marginals is not None:
         if args.samples_per_instance is not None:
             raise UsageError("--samples-per-instance goes with --samples, not --marginals")
-        table = Table(args.marginals, args.header)
+        table = Table(args.marginals, args.header, delimiter=args.delimiter)
         names, n = table.names, table.n_rows
 
         def batches():
@@ -541,7 +547,7 @@ def cmd_evaluate(args) -> int:
         raise UsageError("--n-boot must be at least 1")
     if not 0.0 < args.confidence < 1.0:
         raise UsageError("--confidence must lie strictly between 0 and 1")
-    true = Table(args.true, args.header)
+    true = Table(args.true, args.header, delimiter=args.delimiter)
     pred = Table(args.pred, "auto")
     kind, cols = _pred_layout(pred, true)
     rows = _chunk_rows(args, len(true.names))
@@ -556,12 +562,10 @@ def cmd_evaluate(args) -> int:
         while True:
             t = next(t_iter, None)
             p = next(p_iter, None)
-            n_true += 0 if t is None else len(t[1])
-            n_pred += 0 if p is None else len(p[1])
-            if t is None or p is None:
-                # drain the longer file to report both row counts
-                n_true += sum(len(x[1]) for x in t_iter)
-                n_pred += sum(len(x[1]) for x in p_iter)
+            if t is None or p is None or len(t[1]) != len(p[1]):
+                # one file is shorter: count the rows of both for the message
+                n_true += sum(len(x[1]) for x in ([] if t is None else [t])) + sum(len(x[1]) for x in t_iter)
+                n_pred += sum(len(x[1]) for x in ([] if p is None else [p])) + sum(len(x[1]) for x in p_iter)
                 break
             (off, Y), (_, Hraw) = t, p
             Y = check_binary(Y, true, off)
@@ -569,10 +573,10 @@ def cmd_evaluate(args) -> int:
                 H = _labels_to_binary(Hraw, off, pred, true)
             else:
                 H = check_binary(Hraw[:, cols], pred, off, [pred.names[c] for c in cols])
-            if len(Y) != len(H):
-                break
             v = per_instance(Y, H, jaccard_empty=args.jaccard_empty)
             parts.append(np.column_stack([v[k] for k in MEASURES]))
+            n_true += len(Y)
+            n_pred += len(H)
             bar.update(len(Y))
     if n_true != n_pred:
         raise DataError(f"{pred.label}: {n_pred} rows, but {true.label} has {n_true}")
@@ -622,6 +626,13 @@ def _positive_int(text):
     return v
 
 
+def _delimiter(text):
+    text = {"\\t": "\t", "tab": "\t"}.get(text, text)
+    if len(text) != 1:
+        raise argparse.ArgumentTypeError(f"expected one character (or \\t, tab), got {text!r}")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``fmeasure`` command (subcommands ``predict`` and ``evaluate``)."""
     fmt = argparse.RawDescriptionHelpFormatter
@@ -639,6 +650,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["auto", "yes", "no"],
         default="auto",
         help="does the first row of a CSV input name the labels? auto: yes if a field is not a number (default)",
+    )
+    common.add_argument(
+        "--delimiter",
+        metavar="CHAR",
+        type=_delimiter,
+        help="field separator of the input CSV (evaluate: of --true) (default: ',' for .csv, a tab for .tsv/.tab)",
     )
     common.add_argument(
         "--chunksize",
@@ -666,7 +683,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help=".npy (n, k, m), or (n * k, m) rows as .npz (scipy.sparse), .npy or CSV: joint label samples (GFM)",
     )
-    p.add_argument("--samples-per-instance", type=int, metavar="K", help="k, for an (n * k, m) layout of --samples")
+    p.add_argument(
+        "--samples-per-instance", type=_positive_int, metavar="K", help="k, for an (n * k, m) layout of --samples"
+    )
     p.add_argument("-o", "--output", metavar="H.csv", help="output CSV (default: standard output)")
     p.add_argument(
         "--format",
