@@ -418,3 +418,13 @@ def test_evaluate_counts_every_row_of_the_longer_file(tmp_path, capsys):
     args = ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv", "--chunksize", 10]
     err = _bad(tmp_path, capsys, args)
     assert err.endswith(f"H.csv: 38 rows, but {tmp_path / 'Y.csv'} has 25")
+
+
+def test_excel_style_csv_bom_and_spaces(tmp_path):
+    # a byte-order mark (Excel's "CSV UTF-8") and spaces around the header's names
+    (tmp_path / "P.csv").write_bytes("\ufeffcat , dog\r\n0.3, 0.8\r\n".encode())
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "cat,dog,expected_f\n0,1,0.72\n"
+    (tmp_path / "Q.csv").write_bytes("\ufeff0.3,0.8\n".encode())
+    assert run("predict", "--marginals", tmp_path / "Q.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "y1,y2,expected_f\n0,1,0.72\n"

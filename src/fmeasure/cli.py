@@ -147,7 +147,7 @@ class Table:
     ``n_rows`` (None for CSV: not known before the end), ``label`` (the path as given).
     """
 
-    def __init__(self, path, header: str = "auto", allow=(".csv", ".tsv", ".tab", ".npy"), delimiter=None):
+    def __init__(self, path, header="auto", allow=(".csv", ".tsv", ".tab", ".npy"), delimiter=None, ndims=(2,)):
         self.path = Path(path)
         self.label = str(path)
         _check_exists(self.path)
@@ -160,19 +160,20 @@ class Table:
         self.n_rows = None
         self.array = None
         if self.fmt == ".npy":
-            self._open_npy(allow)
+            self._open_npy(ndims)
         else:
             self._open_csv(header)
 
-    def _open_npy(self, allow):
+    def _open_npy(self, ndims):
         try:
             self.array = np.load(self.path, mmap_mode="r", allow_pickle=False)
         except (ValueError, OSError) as exc:
             raise DataError(f"{self.label}: not a readable .npy array ({exc})") from None
         if self.array.dtype.kind not in "fiub":
             raise DataError(f"{self.label}: dtype {self.array.dtype} is not numeric")
-        if self.array.ndim not in (2, 3) or self.array.ndim == 3 and ".npz" not in allow:
-            raise DataError(f"{self.label}: expected a 2-D array (rows, labels), got shape {self.array.shape}")
+        if self.array.ndim not in ndims:
+            want = " or ".join(f"{d}-D" for d in ndims)
+            raise DataError(f"{self.label}: expected a {want} array, got shape {self.array.shape}")
         if self.array.shape[-1] == 0:
             raise DataError(f"{self.label}: no label columns (shape {self.array.shape})")
         self.n_rows = self.array.shape[0]
@@ -181,7 +182,7 @@ class Table:
 
     def _text(self):
         opener = _COMPRESSED.get(self.comp, open)
-        return opener(self.path, "rt", newline="")
+        return opener(self.path, "rt", newline="", encoding="utf-8-sig")
 
     def _rows(self):
         """Non-blank rows of the file as lists of fields (the csv module; blank lines skipped)."""
@@ -220,18 +221,17 @@ class Table:
             self.path,
             sep=self.sep,
             header=0 if self.has_header else None,
-            names=None if self.has_header else self.names,
+            names=self.names,  # the header's names, stripped as the csv module read them
             index_col=False,
             chunksize=rows,
             skipinitialspace=True,
+            encoding="utf-8-sig",
             dtype=dtype,
             keep_default_na=dtype is None,
         )
         offset = 0
         try:
             for df in reader:
-                if list(df.columns) != self.names:  # pandas renames nothing here; a guard all the same
-                    raise DataError(f"{self.label}: columns {list(df.columns)} differ from the header")
                 yield offset, df
                 offset += len(df)
         except pd.errors.ParserError as exc:
@@ -256,8 +256,11 @@ class Table:
             if col.dtype.kind not in "fiub":
                 conv = pd.to_numeric(col, errors="coerce")
                 bad = np.flatnonzero(conv.isna().to_numpy() & col.notna().to_numpy())
-                i = int(bad[0])
-                raise DataError(f"{self.label}: row {offset + i + 1}: column {name!r}: {col.iloc[i]!r} is not a number")
+                if bad.size:
+                    i = int(bad[0])
+                    where = f"{self.label}: row {offset + i + 1}: column {name!r}"
+                    raise DataError(f"{where}: {col.iloc[i]!r} is not a number")
+                df[name] = conv
         a = df.to_numpy(dtype=np.float64)
         if np.isnan(a).any():
             i, j = (int(x[0]) for x in np.nonzero(np.isnan(a)))
@@ -417,7 +420,7 @@ def _sample_source(args):
 
         return table.names, k, n, gen()
 
-    table = Table(path, args.header, allow=(".csv", ".tsv", ".tab", ".npy", ".npz"), delimiter=args.delimiter)
+    table = Table(path, args.header, (".csv", ".tsv", ".tab", ".npy", ".npz"), args.delimiter, ndims=(2, 3))
     m = len(table.names)
     if table.array is not None and table.array.ndim == 3:
         n, kk = table.array.shape[:2]
