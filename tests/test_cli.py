@@ -428,3 +428,30 @@ def test_excel_style_csv_bom_and_spaces(tmp_path):
     (tmp_path / "Q.csv").write_bytes("\ufeff0.3,0.8\n".encode())
     assert run("predict", "--marginals", tmp_path / "Q.csv", "-o", tmp_path / "H.csv") == 0
     assert (tmp_path / "H.csv").read_text() == "y1,y2,expected_f\n0,1,0.72\n"
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path):
+    # stderr a pseudo-terminal (100 columns): a tqdm bar; a pipe (the tests above): nothing
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    np.save(tmp_path / "P.npy", np.full((50, 3), 0.4))
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    cmd = [sys.executable, "-m", "fmeasure", "predict", "--marginals", "P.npy", "-o", "H.csv"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            block = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not block:
+            break
+        seen += block
+    os.close(master)
+    assert proc.wait() == 0
+    assert b"predict" in seen and b"50/50" in seen, seen

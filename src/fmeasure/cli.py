@@ -211,6 +211,17 @@ class Table:
             dup = next(x for x in self.names if self.names.count(x) > 1)
             raise DataError(f"{self.label}: header names column {dup!r} twice")
 
+    def rows_estimate(self):
+        """Number of rows for a progress bar: exact for .npy, the count of line ends of an
+        uncompressed CSV (one fast pass, made only when a bar is shown), else None."""
+        if self.n_rows is not None or self.comp:
+            return self.n_rows
+        lines = 0
+        with open(self.path, "rb") as f:
+            while block := f.read(2**24):
+                lines += block.count(b"\n")
+        return max(0, lines - int(self.has_header))
+
     # -- chunks
 
     def raw_chunks(self, rows: int, dtype=None):
@@ -372,17 +383,25 @@ def _output(path):
         yield f
 
 
-def _progress(total, desc):
+def _progress(desc, n=None, table=None, per_item=1):
+    """A tqdm bar on standard error if it is a terminal, nothing otherwise.
+
+    Its total is ``n``, else estimated from ``table`` (rows, ``per_item`` rows per unit).
+    """
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, unit="rows", disable=not sys.stderr.isatty(), leave=False)
+    show = sys.stderr.isatty()
+    if n is None and show and table is not None:
+        rows = table.rows_estimate()
+        n = None if rows is None else rows // per_item
+    return tqdm(total=n, desc=desc, unit="rows", disable=not show, leave=False)
 
 
 # ------------------------------------------------------------------------------------- predict
 
 
 def _sample_source(args):
-    """(names, k, n or None, iterator of (offset_instances, int8 (c, k, m))) for --samples."""
+    """(names, k, n or None, iterator of (offset_instances, int8 (c, k, m)), Table or None) for --samples."""
     path = Path(args.samples)
     _check_exists(path)
     fmt, comp = _suffixes(path)
@@ -418,7 +437,7 @@ def _sample_source(args):
                 block = S[start * k : stop * k].toarray().astype(np.int8, copy=False)
                 yield start, block.reshape(stop - start, k, m)
 
-        return table.names, k, n, gen()
+        return table.names, k, n, gen(), None
 
     table = Table(path, args.header, (".csv", ".tsv", ".tab", ".npy", ".npz"), args.delimiter, ndims=(2, 3))
     m = len(table.names)
@@ -435,7 +454,7 @@ def _sample_source(args):
                 a = np.asarray(table.array[start : start + per], dtype=np.float64)
                 yield start, check_binary(a.reshape(-1, m), table, start * kk).reshape(a.shape)
 
-        return table.names, kk, n, gen3()
+        return table.names, kk, n, gen3(), table
     if k is None:
         raise UsageError(f"--samples-per-instance is required with a 2-D table of samples ({label})")
     per = _chunk_rows(args, m, k)
@@ -449,7 +468,7 @@ def _sample_source(args):
             yield offset // k, check_binary(a, table, offset).reshape(-1, k, m)
 
     n = None if table.n_rows is None else table.n_rows // k
-    return table.names, k, n, gen2()
+    return table.names, k, n, gen2(), table
 
 
 def cmd_predict(args) -> int:
@@ -459,7 +478,7 @@ def cmd_predict(args) -> int:
         if args.samples_per_instance is not None:
             raise UsageError("--samples-per-instance goes with --samples, not --marginals")
         table = Table(args.marginals, args.header, delimiter=args.delimiter)
-        names, n = table.names, table.n_rows
+        names, n, per_item = table.names, table.n_rows, 1
 
         def batches():
             for offset, a in table.chunks(_chunk_rows(args, len(names))):
@@ -467,7 +486,7 @@ def cmd_predict(args) -> int:
                 yield len(a), fm(a)
 
     else:
-        names, k, n, gen = _sample_source(args)
+        names, per_item, n, gen, table = _sample_source(args)
 
         def batches():
             for _, Y in gen:
@@ -475,7 +494,7 @@ def cmd_predict(args) -> int:
 
     with _output(args.output) as stream:
         writer = PredictionWriter(stream, names, args.format)
-        with _progress(n, "predict") as bar:
+        with _progress("predict", n, table, per_item) as bar:
             for rows, (H, V) in batches():
                 if rows:
                     writer.write(H, V)
@@ -561,7 +580,7 @@ def cmd_evaluate(args) -> int:
         p_iter = pred.chunks(rows)
     parts = []
     n_true = n_pred = 0
-    with _progress(true.n_rows, "evaluate") as bar:
+    with _progress("evaluate", true.n_rows, true) as bar:
         while True:
             t = next(t_iter, None)
             p = next(p_iter, None)
