@@ -455,3 +455,22 @@ def test_progress_bar_on_a_terminal_only(tmp_path):
     os.close(master)
     assert proc.wait() == 0
     assert b"predict" in seen and b"50/50" in seen, seen
+
+
+def test_subprocess_samples_npz_indices(tmp_path):
+    rng = np.random.default_rng(8)
+    n, k, m = 6, 5, 4
+    S = _samples(rng, n, k, m)
+    sp.save_npz(tmp_path / "S.npz", sp.csr_array(S.reshape(n * k, m)))
+    cmd = [sys.executable, "-m", "fmeasure", "predict", "--samples", "S.npz", "--samples-per-instance", str(k)]
+    r = subprocess.run([*cmd, "--format", "indices"], cwd=tmp_path, env=_env(), capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "labels,expected_f" and len(lines) == n + 1
+    for Si, line in zip(S, lines[1:]):
+        labels, ef = line.rsplit(",", 1)
+        h = np.zeros(m, np.int8)
+        h[[int(j) for j in labels.split()]] = 1
+        _, vb = brute_samples(Si)
+        assert float(ef) == pytest.approx(vb, abs=1e-9)
+        assert np.mean([f_of(y, h) for y in Si]) == pytest.approx(vb, abs=1e-9)
