@@ -474,3 +474,12 @@ def test_subprocess_samples_npz_indices(tmp_path):
         _, vb = brute_samples(Si)
         assert float(ef) == pytest.approx(vb, abs=1e-9)
         assert np.mean([f_of(y, h) for y in Si]) == pytest.approx(vb, abs=1e-9)
+
+
+def test_label_names_that_cannot_be_written(tmp_path, capsys):
+    (tmp_path / "P.csv").write_text("a,expected_f\n0.5,0.5\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err.endswith("P.csv: a label is named 'expected_f', the output's value column: rename it")
+    (tmp_path / "Q.csv").write_text("a,big cat\n0.5,0.5\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Q.csv", "--format", "names"])
+    assert err.endswith("Q.csv: label name 'big cat' holds a space: use --format indices")

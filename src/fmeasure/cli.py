@@ -339,13 +339,13 @@ def _chunk_rows(args, m, per_row=1):
 class PredictionWriter:
     """Write predictions chunk by chunk as CSV: label columns + expected_f, or a `labels` column."""
 
-    def __init__(self, stream, names, fmt="binary"):
+    def __init__(self, stream, names, fmt="binary", source="input"):
         if "expected_f" in names and fmt == "binary":
-            raise DataError("a label column is named 'expected_f', the name of the output's value column")
+            raise DataError(f"{source}: a label is named 'expected_f', the output's value column: rename it")
         if fmt == "names":
             bad = next((x for x in names if not x or any(c.isspace() for c in x)), None)
             if bad is not None:
-                raise DataError(f"label name {bad!r} is empty or holds a space: use --format indices")
+                raise DataError(f"{source}: label name {bad!r} holds a space: use --format indices")
         self.stream, self.names, self.fmt = stream, list(names), fmt
         self.first = True
         self.rows = 0
@@ -478,7 +478,7 @@ def cmd_predict(args) -> int:
         if args.samples_per_instance is not None:
             raise UsageError("--samples-per-instance goes with --samples, not --marginals")
         table = Table(args.marginals, args.header, delimiter=args.delimiter)
-        names, n, per_item = table.names, table.n_rows, 1
+        names, n, per_item, source = table.names, table.n_rows, 1, table.label
 
         def batches():
             for offset, a in table.chunks(_chunk_rows(args, len(names))):
@@ -487,13 +487,14 @@ def cmd_predict(args) -> int:
 
     else:
         names, per_item, n, gen, table = _sample_source(args)
+        source = args.samples
 
         def batches():
             for _, Y in gen:
                 yield len(Y), gfm_from_samples(Y)
 
     with _output(args.output) as stream:
-        writer = PredictionWriter(stream, names, args.format)
+        writer = PredictionWriter(stream, names, args.format, source)
         with _progress("predict", n, table, per_item) as bar:
             for rows, (H, V) in batches():
                 if rows:
