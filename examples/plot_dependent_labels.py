@@ -18,8 +18,8 @@ every label off. The parameter rho mixes
 this joint distribution with the independent one that has the same marginals: every method that
 only sees marginals makes the same prediction for every rho, and only its expected F changes.
 At rho = 0 the labels are independent and FM is optimal; as rho grows, FM still believes its
-own expected F (dashed line), but the truth drifts below it, here even below thresholding, while
-GFM gains from the dependence. All expectations are exact (every label vector enumerated).
+own expected F (dotted line), but the truth drifts below it, for strong dependence even below
+the best threshold, while GFM gains from the dependence. All expectations are exact (every label vector enumerated).
 """
 
 import itertools
