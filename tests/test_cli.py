@@ -483,3 +483,15 @@ def test_label_names_that_cannot_be_written(tmp_path, capsys):
     (tmp_path / "Q.csv").write_text("a,big cat\n0.5,0.5\n")
     err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Q.csv", "--format", "names"])
     assert err.endswith("Q.csv: label name 'big cat' holds a space: use --format indices")
+
+
+def test_evaluate_default_names_match_by_position(tmp_path):
+    # P.npy has no names, so predict writes y1..ym; Y.csv names its labels
+    np.save(tmp_path / "P.npy", np.array([[0.9, 0.1], [0.2, 0.7]]))
+    (tmp_path / "Y.csv").write_text("cat,dog\n1,0\n0,0\n")
+    assert run("predict", "--marginals", tmp_path / "P.npy", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text().splitlines()[0] == "y1,y2,expected_f"
+    args = ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv", "-o", tmp_path / "s.csv"]
+    assert run(*args) == 0
+    s = pd.read_csv(tmp_path / "s.csv").set_index("measure")
+    assert s.loc["f", "value"] == pytest.approx((1 + 0) / 2)  # {cat} for {cat}: 1; {dog} for no label: 0

@@ -541,7 +541,8 @@ def _pred_layout(table: Table, true: Table):
         return "labels", None
     if len(names) != len(true.names):
         raise DataError(f"{table.label}: {len(names)} label columns, but {true.label} has {len(true.names)}")
-    if table.has_header and true.has_header:
+    default = [f"y{j + 1}" for j in range(len(names))]  # what predict names unnamed labels
+    if table.has_header and true.has_header and default not in (names, true.names):
         if set(names) != set(true.names):
             miss = next(x for x in true.names if x not in names)
             raise DataError(f"{table.label}: no column {miss!r} of {true.label}")
