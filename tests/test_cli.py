@@ -1,0 +1,497 @@
+"""The ``fmeasure`` command line: predictions against brute force over {0,1}^m, chunking, errors.
+
+Every behaviour goes through ``fmeasure.cli.main([...])``; a few run ``python -m fmeasure`` as a
+real subprocess. Expected F-values are computed here by enumerating every label vector.
+"""
+
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from fmeasure.cli import bootstrap_ci, main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------------------ brute force
+
+
+def all_vectors(m):
+    return np.array(list(itertools.product([0, 1], repeat=m)), dtype=np.int8)
+
+
+def f_of(y, h):
+    """Instance-wise F of two 0/1 vectors, F(0, 0) = 1, written out by hand."""
+    tp = int(np.sum(y & h))
+    den = int(y.sum() + h.sum())
+    return 1.0 if den == 0 else 2.0 * tp / den
+
+
+def brute_independent(p):
+    """(best h, its expected F, all expected F) under independence, by enumerating y and h."""
+    m = len(p)
+    V = all_vectors(m)
+    prob = np.prod(np.where(V == 1, p, 1 - p), axis=1)
+    ef = np.array([sum(pr * f_of(y, h) for y, pr in zip(V, prob)) for h in V])
+    return V[int(np.argmax(ef))], ef.max(), ef
+
+
+def brute_samples(S):
+    """(best h, its expected F) under the empirical distribution of the samples S (k, m)."""
+    V = all_vectors(S.shape[1])
+    ef = np.array([np.mean([f_of(y, h) for y in S]) for h in V])
+    return V[int(np.argmax(ef))], ef.max()
+
+
+def run(*args):
+    """main([...]) with strings; returns the exit code."""
+    return main([str(a) for a in args])
+
+
+def read_pred(path):
+    df = pd.read_csv(path)
+    return df.drop(columns="expected_f").to_numpy(), df["expected_f"].to_numpy(), list(df.columns)
+
+
+@pytest.fixture
+def probs():
+    rng = np.random.default_rng(3)
+    p = rng.random((40, 5)) ** 2
+    p[0] = [0.9, 0.45, 0.4, 0.05, 0.0]  # an instance where F wants labels below 0.5
+    p[1] = [0.3, 0.25, 0.2, 0.1, 0.05]  # and one where the empty prediction is optimal
+    return p
+
+
+# ------------------------------------------------------------------------------ predict
+
+
+def test_predict_marginals_matches_brute_force(tmp_path, probs):
+    names = ["cat", "dog", "bird", "fish", "cow"]
+    pd.DataFrame(probs, columns=names).to_csv(tmp_path / "P.csv", index=False)
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    H, ef, cols = read_pred(tmp_path / "H.csv")
+    assert cols == names + ["expected_f"]
+    assert H.shape == probs.shape
+    for p, h, v in zip(probs, H, ef):
+        hb, vb, allv = brute_independent(p)
+        idx = int("".join(map(str, h)), 2)  # all_vectors is in binary-counting order
+        assert v == pytest.approx(vb, abs=1e-9)
+        assert allv[idx] == pytest.approx(vb, abs=1e-9)  # the written h reaches the optimum
+        if np.sort(allv)[-2] < vb - 1e-9:  # unique optimum: the same set
+            np.testing.assert_array_equal(h, hb)
+    np.testing.assert_array_equal(H[0], [1, 1, 1, 0, 0])  # 0.45 and 0.4 are predicted
+    np.testing.assert_array_equal(H[1], [0, 0, 0, 0, 0])
+
+
+def test_predict_hand_computed(tmp_path):
+    # one label: p = 0.3 gives E[F] 0.7 for {} (F(0, 0) = 1) and 0.3 for {1}; p = 0.8 the reverse
+    (tmp_path / "P.csv").write_text("0.3\n0.8\n")
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "y1,expected_f\n0,0.7\n1,0.8\n"
+
+
+def test_predict_npy_and_stdout_same_as_csv(tmp_path, probs, capsys):
+    np.save(tmp_path / "P.npy", probs)
+    np.savetxt(tmp_path / "P.csv", probs, delimiter=",")  # no header: labels y1..ym
+    assert run("predict", "--marginals", tmp_path / "P.npy") == 0
+    out_npy = capsys.readouterr().out
+    assert run("predict", "--marginals", tmp_path / "P.csv") == 0
+    out_csv = capsys.readouterr().out
+    assert out_npy == out_csv
+    assert out_npy.splitlines()[0] == "y1,y2,y3,y4,y5,expected_f"
+    assert len(out_npy.splitlines()) == len(probs) + 1
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".npy", ".csv.gz"])
+def test_predict_chunked_equals_unchunked(tmp_path, probs, suffix):
+    path = tmp_path / f"P{suffix}"
+    if suffix == ".npy":
+        np.save(path, probs)
+    else:
+        pd.DataFrame(probs, columns=list("abcde")).to_csv(path, index=False)
+    assert run("predict", "--marginals", path, "-o", tmp_path / "one.csv") == 0
+    assert run("predict", "--marginals", path, "--chunksize", 7, "-o", tmp_path / "many.csv") == 0
+    assert (tmp_path / "one.csv").read_text() == (tmp_path / "many.csv").read_text()
+
+
+def test_predict_format_indices_and_names(tmp_path):
+    (tmp_path / "P.csv").write_text("a,b,c\n0.9,0.45,0.4\n0.3,0.25,0.2\n0.1,0.95,0.2\n")
+    assert run("predict", "--marginals", tmp_path / "P.csv", "--format", "indices", "-o", tmp_path / "I.csv") == 0
+    df = pd.read_csv(tmp_path / "I.csv", keep_default_na=False, dtype={"labels": str})
+    assert list(df.columns) == ["labels", "expected_f"]
+    assert df["labels"].tolist() == ["0 1 2", "", "1"]
+    assert run("predict", "--marginals", tmp_path / "P.csv", "--format", "names", "-o", tmp_path / "N.csv") == 0
+    df = pd.read_csv(tmp_path / "N.csv", keep_default_na=False)
+    assert df["labels"].tolist() == ["a b c", "", "b"]
+
+
+def _samples(rng, n, k, m):
+    # strongly dependent labels: a few joint patterns per instance
+    S = np.zeros((n, k, m), np.int8)
+    for i in range(n):
+        pats = (rng.random((3, m)) < 0.5).astype(np.int8)
+        S[i] = pats[rng.integers(0, 3, size=k)]
+        S[i, rng.integers(0, k, size=k // 4)] = 0
+    return S
+
+
+def test_predict_samples_matches_brute_force(tmp_path):
+    rng = np.random.default_rng(5)
+    S = _samples(rng, 12, 9, 4)
+    np.save(tmp_path / "S.npy", S)
+    assert run("predict", "--samples", tmp_path / "S.npy", "-o", tmp_path / "H.csv") == 0
+    H, ef, _ = read_pred(tmp_path / "H.csv")
+    for Si, h, v in zip(S, H, ef):
+        _, vb = brute_samples(Si)
+        assert v == pytest.approx(vb, abs=1e-9)
+        assert np.mean([f_of(y, h.astype(np.int8)) for y in Si]) == pytest.approx(vb, abs=1e-9)
+
+
+def test_predict_samples_layouts_agree(tmp_path):
+    rng = np.random.default_rng(6)
+    n, k, m = 10, 7, 5
+    S = _samples(rng, n, k, m)
+    np.save(tmp_path / "S3.npy", S)
+    np.save(tmp_path / "S2.npy", S.reshape(n * k, m))
+    sp.save_npz(tmp_path / "S.npz", sp.csr_array(S.reshape(n * k, m)))
+    np.savetxt(tmp_path / "S.csv", S.reshape(n * k, m), fmt="%d", delimiter=",")
+    assert run("predict", "--samples", tmp_path / "S3.npy", "-o", tmp_path / "ref.csv") == 0
+    ref = (tmp_path / "ref.csv").read_text()
+    for name in ["S2.npy", "S.npz", "S.csv"]:
+        for chunk in [None, 3]:
+            extra = ["--chunksize", chunk] if chunk else []
+            args = ["predict", "--samples", tmp_path / name, "--samples-per-instance", k, *extra]
+            assert run(*args, "-o", tmp_path / "h.csv") == 0, name
+            assert (tmp_path / "h.csv").read_text() == ref, (name, chunk)
+    assert run("predict", "--samples", tmp_path / "S3.npy", "--chunksize", 4, "-o", tmp_path / "h.csv") == 0
+    assert (tmp_path / "h.csv").read_text() == ref
+
+
+def test_predict_samples_independent_agrees_with_marginals(tmp_path):
+    # the samples of a product distribution, enumerated with their probabilities as repeated rows:
+    # GFM on them is FM on the marginals
+    p = np.array([0.5, 0.25, 0.75])
+    V = all_vectors(3)
+    counts = np.round(np.prod(np.where(V == 1, p, 1 - p), axis=1) * 64).astype(int)
+    S = np.repeat(V, counts, axis=0)[None]
+    np.save(tmp_path / "S.npy", S)
+    np.save(tmp_path / "P.npy", p[None])
+    assert run("predict", "--samples", tmp_path / "S.npy", "-o", tmp_path / "g.csv") == 0
+    assert run("predict", "--marginals", tmp_path / "P.npy", "-o", tmp_path / "f.csv") == 0
+    g, vg, _ = read_pred(tmp_path / "g.csv")
+    f, vf, _ = read_pred(tmp_path / "f.csv")
+    np.testing.assert_array_equal(g, f)
+    np.testing.assert_allclose(vg, vf, atol=1e-9)
+
+
+# ------------------------------------------------------------------------------ evaluate
+
+
+def test_evaluate_hand_computed(tmp_path, capsys):
+    (tmp_path / "Y.csv").write_text("a,b,c\n1,0,1\n0,0,0\n")
+    (tmp_path / "H.csv").write_text("a,b,c,expected_f\n1,1,1,0.7\n0,0,0,0.4\n")
+    assert run("evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv", "-o", tmp_path / "s.csv") == 0
+    out = capsys.readouterr().out
+    assert "F-measure" in out and "Hamming loss" in out
+    s = pd.read_csv(tmp_path / "s.csv").set_index("measure")
+    # row 1: F = 2*2/(2+3) = 0.8, Jaccard 2/3, Hamming 1/3, subset 1; row 2: F(0,0) = 1, J = 1, 0, 0
+    assert s.loc["f", "value"] == pytest.approx(0.9)
+    assert s.loc["jaccard", "value"] == pytest.approx((2 / 3 + 1) / 2)
+    assert s.loc["hamming", "value"] == pytest.approx(1 / 6)
+    assert s.loc["subset01", "value"] == pytest.approx(0.5)
+    assert (s["ci_low"] <= s["value"]).all() and (s["value"] <= s["ci_high"]).all()
+
+
+def test_evaluate_columns_by_name_and_indices_format(tmp_path, capsys):
+    (tmp_path / "Y.csv").write_text("a,b,c\n1,0,1\n0,1,0\n1,1,0\n")
+    (tmp_path / "H.csv").write_text("c,a,b,expected_f\n1,1,0,0.5\n0,0,1,0.5\n0,1,0,0.5\n")  # reordered
+    (tmp_path / "I.csv").write_text('labels,expected_f\n"0 2",0.5\n1,0.5\n0,0.5\n')
+    (tmp_path / "N.csv").write_text('labels,expected_f\n"a c",0.5\nb,0.5\na,0.5\n')
+    outs = []
+    for name in ["H.csv", "I.csv", "N.csv"]:
+        args = ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / name, "-o", tmp_path / "s.csv"]
+        assert run(*args) == 0
+        outs.append((tmp_path / "s.csv").read_text())
+    assert outs[0] == outs[1] == outs[2]
+    s = pd.read_csv(tmp_path / "s.csv").set_index("measure")
+    assert s.loc["f", "value"] == pytest.approx((1 + 1 + 2 / 3) / 3)
+
+
+def test_evaluate_bootstrap_is_seeded_and_matches_a_direct_resampling(tmp_path):
+    rng = np.random.default_rng(0)
+    scores = rng.random((50, 2))
+    mean, lo, hi = bootstrap_ci(scores, n_boot=200, seed=7, confidence=0.9)
+    idx = np.random.default_rng(7).integers(0, 50, size=(200, 50))
+    ref = np.stack([scores[i].mean(axis=0) for i in idx])
+    np.testing.assert_allclose(mean, scores.mean(axis=0))
+    np.testing.assert_allclose(lo, np.quantile(ref, 0.05, axis=0))
+    np.testing.assert_allclose(hi, np.quantile(ref, 0.95, axis=0))
+    Y = (rng.random((60, 4)) < 0.4).astype(int)
+    H = (rng.random((60, 4)) < 0.4).astype(int)
+    np.savetxt(tmp_path / "Y.csv", Y, fmt="%d", delimiter=",")
+    np.savetxt(tmp_path / "H.csv", H, fmt="%d", delimiter=",")
+    texts = []
+    for seed in [1, 1, 2]:
+        args = ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv", "--seed", seed]
+        assert run(*args, "--n-boot", 100, "-o", tmp_path / "s.csv") == 0
+        texts.append((tmp_path / "s.csv").read_text())
+    assert texts[0] == texts[1] != texts[2]
+
+
+# ------------------------------------------------------------------------------ errors
+
+
+def _bad(tmp_path, capsys, args, code=1):
+    """Run, check the exit code, a single stderr line, and that no output file was left."""
+    out = tmp_path / "out" / "H.csv"
+    assert run(*args, "-o", out) == code
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in err
+    assert not out.exists()
+    assert not list(out.parent.glob("*")) if out.parent.exists() else True
+    return err
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a,b\n0.1,0.2\n0.3,1.3\n", "P.csv: row 2: column 'b': probability 1.3 outside [0, 1]"),
+        ("a,b\n0.1,0.2\n-0.5,0.3\n", "P.csv: row 2: column 'a': probability -0.5 outside [0, 1]"),
+        ("a,b\n0.1,0.2\nnan,0.3\n", "P.csv: row 2: column 'a': missing value or NaN"),
+        ("a,b\n0.1,0.2\n0.2,\n", "P.csv: row 2: column 'b': missing value or NaN"),
+        ("a,b\n0.1,0.2\n0.2,x\n", "P.csv: row 2: column 'b': 'x' is not a number"),
+        ("a,b\n0.1,0.2\n0.2\n", "P.csv: row 2: 1 values, expected 2 (ragged row)"),
+        ("a,b\n0.1,0.2\n0.2,0.3,0.4\n", "P.csv: row 2: 3 values, expected 2 (ragged row)"),
+        ("0.1,0.2\n0.2,0.3,0.4\n", "P.csv: row 2: 3 values, expected 2 (ragged row)"),
+        ("", "P.csv: empty file"),
+    ],
+)
+def test_predict_bad_csv_one_line_and_nothing_written(tmp_path, capsys, text, message):
+    (tmp_path / "P.csv").write_text(text)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: {message.split(': ', 1)[1]}"
+
+
+def test_predict_bad_row_in_a_later_chunk_leaves_nothing(tmp_path, capsys):
+    p = np.full((100, 3), 0.5)
+    p[83, 2] = 1.5
+    pd.DataFrame(p, columns=["a", "b", "c"]).to_csv(tmp_path / "P.csv", index=False)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv", "--chunksize", 10])
+    assert err.endswith("P.csv: row 84: column 'c': probability 1.5 outside [0, 1]")
+    np.save(tmp_path / "P.npy", p)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.npy", "--chunksize", 10])
+    assert err.endswith("P.npy: row 84: column 'y3': probability 1.5 outside [0, 1]")
+
+
+def test_predict_bad_samples(tmp_path, capsys):
+    S = np.zeros((4, 3, 2), np.int8)
+    S[2, 1, 1] = 2
+    np.save(tmp_path / "S.npy", S)
+    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.npy"])
+    assert err.endswith("S.npy: row 8: column 'y2': value 2 is not 0 or 1")
+    sp.save_npz(tmp_path / "S.npz", sp.csr_array(np.ones((7, 2))))
+    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.npz", "--samples-per-instance", 3])
+    assert err.endswith("S.npz: 7 rows is not a multiple of --samples-per-instance 3")
+    (tmp_path / "S.csv").write_text("a,b\n1,0\n0,1\n1,1\n")
+    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.csv", "--samples-per-instance", 2])
+    assert err.endswith("S.csv: 3 rows is not a multiple of --samples-per-instance 2")
+
+
+def test_evaluate_column_and_row_mismatch(tmp_path, capsys):
+    (tmp_path / "Y.csv").write_text("1,0,1\n0,0,0\n")
+    (tmp_path / "H.csv").write_text("1,0\n0,0\n")
+    (tmp_path / "H3.csv").write_text("1,0,1\n")
+    (tmp_path / "Hx.csv").write_text("1,0,1\n0,5,0\n")
+    err = _bad(tmp_path, capsys, ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv"])
+    assert err.endswith(f"H.csv: 2 label columns, but {tmp_path / 'Y.csv'} has 3")
+    err = _bad(tmp_path, capsys, ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H3.csv"])
+    assert err.endswith(f"H3.csv: 1 rows, but {tmp_path / 'Y.csv'} has 2")
+    err = _bad(tmp_path, capsys, ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "Hx.csv"])
+    assert err.endswith("Hx.csv: row 2: column 'y2': value 5 is not 0 or 1")
+
+
+def test_usage_errors_exit_2(tmp_path, capsys):
+    (tmp_path / "P.csv").write_text("0.5\n")
+    assert run("predict") == 2  # neither --marginals nor --samples
+    assert run("predict", "--marginals", tmp_path / "P.csv", "--samples", tmp_path / "P.csv") == 2
+    assert run("frobnicate") == 2
+    assert run("predict", "--marginals", tmp_path / "missing.csv") == 2
+    assert run("predict", "--marginals", tmp_path / "P.txt") == 2
+    assert run("predict", "--samples", tmp_path / "P.csv") == 2  # 2-D samples need k
+    assert run("predict", "--marginals", tmp_path / "P.csv", "--chunksize", 0) == 2
+    capsys.readouterr()
+    assert run("--help") == 0
+    assert "fmeasure predict --marginals P.csv" in capsys.readouterr().out
+    assert run("predict", "--help") == 0
+    assert "--samples-per-instance" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------ subprocess
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def test_subprocess_predict_pipe_evaluate(tmp_path, probs):
+    pd.DataFrame(probs, columns=list("abcde")).to_csv(tmp_path / "P.csv", index=False)
+    cmd = [sys.executable, "-m", "fmeasure"]
+    r = subprocess.run(
+        [*cmd, "predict", "--marginals", "P.csv"], cwd=tmp_path, env=_env(), capture_output=True, text=True
+    )
+    assert r.returncode == 0 and r.stderr == ""  # no progress bar in a pipe
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    assert r.stdout == (tmp_path / "H.csv").read_text()  # the same as main() in this process
+    Y = (np.random.default_rng(1).random(probs.shape) < probs).astype(int)
+    pd.DataFrame(Y, columns=list("abcde")).to_csv(tmp_path / "Y.csv", index=False)
+    r = subprocess.run(
+        [*cmd, "evaluate", "--true", "Y.csv", "--pred", "H.csv", "--n-boot", "50"],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "F-measure" in r.stdout and r.stderr == ""
+
+
+def test_subprocess_bad_data_exit_1_and_usage_exit_2(tmp_path):
+    (tmp_path / "P.csv").write_text("a,b\n0.1,0.2\n0.3,1.3\n")
+    cmd = [sys.executable, "-m", "fmeasure"]
+    r = subprocess.run(
+        [*cmd, "predict", "--marginals", "P.csv", "-o", "H.csv"],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 1
+    assert r.stderr == "fmeasure: P.csv: row 2: column 'b': probability 1.3 outside [0, 1]\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["P.csv"]
+    r = subprocess.run([*cmd, "predict"], cwd=tmp_path, env=_env(), capture_output=True, text=True)
+    assert r.returncode == 2 and "usage:" in r.stderr
+
+
+def test_failed_run_keeps_an_existing_output(tmp_path, capsys):
+    (tmp_path / "P.csv").write_text("a\n0.5\n2\n")
+    (tmp_path / "H.csv").write_text("previous\n")
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 1
+    assert (tmp_path / "H.csv").read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["H.csv", "P.csv"]
+
+
+def test_header_guess_delimiter_and_header_override(tmp_path, capsys):
+    # a missing value in the first row does not make it a header
+    (tmp_path / "P.csv").write_text("0.3,\n0.8,0.1\n")
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 1
+    assert capsys.readouterr().err.strip().endswith("P.csv: row 1: column 'y2': missing value or NaN")
+    # a header of numbers, and a semicolon-separated file. p = (0.3, 0.8): E[F] of {2} is
+    # 0.8 * (0.7 * 1 + 0.3 * 2/3) = 0.72, of {1, 2} 0.24 * 1 + 0.56 * 2/3 + 0.06 * 2/3 ~ 0.653, of {} 0.14
+    (tmp_path / "Q.csv").write_text("1;2\n0.3;0.8\n")
+    args = ["predict", "--marginals", tmp_path / "Q.csv", "--delimiter", ";", "--header", "yes"]
+    assert run(*args, "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "1,2,expected_f\n0,1,0.72\n"
+    (tmp_path / "T.tsv").write_text("a\tb\n0.3\t0.8\n")
+    assert run("predict", "--marginals", tmp_path / "T.tsv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "a,b,expected_f\n0,1,0.72\n"
+
+
+def test_unnamed_index_column_is_named_in_the_error(tmp_path, capsys):
+    pd.DataFrame({"a": [0.1, 0.9]}).to_csv(tmp_path / "P.csv")  # pandas writes its index first
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert "column 1 of the header has no name (a row index?" in err
+
+
+def test_evaluate_counts_every_row_of_the_longer_file(tmp_path, capsys):
+    np.savetxt(tmp_path / "Y.csv", np.zeros((25, 2)), fmt="%d", delimiter=",")
+    np.savetxt(tmp_path / "H.csv", np.zeros((38, 2)), fmt="%d", delimiter=",")
+    args = ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv", "--chunksize", 10]
+    err = _bad(tmp_path, capsys, args)
+    assert err.endswith(f"H.csv: 38 rows, but {tmp_path / 'Y.csv'} has 25")
+
+
+def test_excel_style_csv_bom_and_spaces(tmp_path):
+    # a byte-order mark (Excel's "CSV UTF-8") and spaces around the header's names
+    (tmp_path / "P.csv").write_bytes("\ufeffcat , dog\r\n0.3, 0.8\r\n".encode())
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "cat,dog,expected_f\n0,1,0.72\n"
+    (tmp_path / "Q.csv").write_bytes("\ufeff0.3,0.8\n".encode())
+    assert run("predict", "--marginals", tmp_path / "Q.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "y1,y2,expected_f\n0,1,0.72\n"
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path):
+    # stderr a pseudo-terminal (100 columns): a tqdm bar; a pipe (the tests above): nothing
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    np.save(tmp_path / "P.npy", np.full((50, 3), 0.4))
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    cmd = [sys.executable, "-m", "fmeasure", "predict", "--marginals", "P.npy", "-o", "H.csv"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            block = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not block:
+            break
+        seen += block
+    os.close(master)
+    assert proc.wait() == 0
+    assert b"predict" in seen and b"50/50" in seen, seen
+
+
+def test_subprocess_samples_npz_indices(tmp_path):
+    rng = np.random.default_rng(8)
+    n, k, m = 6, 5, 4
+    S = _samples(rng, n, k, m)
+    sp.save_npz(tmp_path / "S.npz", sp.csr_array(S.reshape(n * k, m)))
+    cmd = [sys.executable, "-m", "fmeasure", "predict", "--samples", "S.npz", "--samples-per-instance", str(k)]
+    r = subprocess.run([*cmd, "--format", "indices"], cwd=tmp_path, env=_env(), capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "labels,expected_f" and len(lines) == n + 1
+    for Si, line in zip(S, lines[1:]):
+        labels, ef = line.rsplit(",", 1)
+        h = np.zeros(m, np.int8)
+        h[[int(j) for j in labels.split()]] = 1
+        _, vb = brute_samples(Si)
+        assert float(ef) == pytest.approx(vb, abs=1e-9)
+        assert np.mean([f_of(y, h) for y in Si]) == pytest.approx(vb, abs=1e-9)
+
+
+def test_label_names_that_cannot_be_written(tmp_path, capsys):
+    (tmp_path / "P.csv").write_text("a,expected_f\n0.5,0.5\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err.endswith("P.csv: a label is named 'expected_f', the output's value column: rename it")
+    (tmp_path / "Q.csv").write_text("a,big cat\n0.5,0.5\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Q.csv", "--format", "names"])
+    assert err.endswith("Q.csv: label name 'big cat' holds a space: use --format indices")
+
+
+def test_evaluate_default_names_match_by_position(tmp_path):
+    # P.npy has no names, so predict writes y1..ym; Y.csv names its labels
+    np.save(tmp_path / "P.npy", np.array([[0.9, 0.1], [0.2, 0.7]]))
+    (tmp_path / "Y.csv").write_text("cat,dog\n1,0\n0,0\n")
+    assert run("predict", "--marginals", tmp_path / "P.npy", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text().splitlines()[0] == "y1,y2,expected_f"
+    args = ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv", "-o", tmp_path / "s.csv"]
+    assert run(*args) == 0
+    s = pd.read_csv(tmp_path / "s.csv").set_index("measure")
+    assert s.loc["f", "value"] == pytest.approx((1 + 0) / 2)  # {cat} for {cat}: 1; {dog} for no label: 0
