@@ -534,3 +534,110 @@ def test_numerical_ties_go_to_the_smaller_prediction():
     h, v = gfm_from_samples(np.array([[1, 0], [0, 0], [0, 0], [1, 0], [0, 1]]), weights=None)
     # E[F] of empty = 0.4; of {1} = 0.4 (two of five vectors): the empty prediction wins the tie.
     assert h.tolist() == [0, 0]
+
+
+# ---------------------------------------------------------------- gfm_from_p: the pruned search
+
+
+def _gfm_loop(P, p0):
+    """Algorithm 1 as written, one instance, with the package's tie rules: Delta = P W, the top k
+    of column k by a stable sort (lowest label index first among equal entries), the first size
+    within 1e-12 of the best (the empty prediction first)."""
+    m = P.shape[0]
+    k = np.arange(1, m + 1)
+    D = P @ (2.0 / (k[:, None] + k[None, :]))
+    vals = [p0]
+    for kk in range(1, m + 1):
+        vals.append(np.sort(D[:, kk - 1])[::-1][:kk].sum())
+    vals = np.array(vals)
+    kb = int(np.argmax(vals >= vals.max() - 1e-12))
+    h = np.zeros(m, np.int8)
+    if kb:
+        h[np.argsort(-D[:, kb - 1], kind="stable")[:kb]] = 1
+    return h, vals[kb]
+
+
+def _p_brute(P, p0):
+    """The best expected F over all 2^m predictions, E[F(h)] = sum_{i in h} Delta_{i,|h|}."""
+    m = P.shape[0]
+    k = np.arange(1, m + 1)
+    D = P @ (2.0 / (k[:, None] + k[None, :]))
+    H = all_vectors(m)
+    s = H.sum(axis=1)
+    vals = np.where(s == 0, p0, np.einsum("hi,ih->h", H, D[:, np.maximum(s - 1, 0)]))
+    return vals.max()
+
+
+def _mixed_batch(rng, m, n):
+    """P matrices of true distributions of every kind, with equal labels (duplicated columns of the
+    support: equal rows of P), all-zero instances, and mass only on counts above the sizes that win."""
+    Ps, p0s = [], []
+    for j in range(n):
+        kind = KINDS[j % len(KINDS)]
+        Y, pr = random_dist(rng, m, kind)
+        if j % 3 == 0 and m > 2:  # label 1 a copy of label 0: ties within every column
+            Y = Y.copy()
+            Y[:, 1] = Y[:, 0]
+        if j % 7 == 0:  # coarse probabilities: ties between sizes
+            pr = np.round(pr * 4) + 1.0
+            pr = pr / pr.sum()
+        P, p0 = est.p_matrix(Y, pr)
+        if j % 11 == 0:
+            P, p0 = np.zeros((m, m)), 1.0
+        if j % 13 == 5 and m >= 4:  # only counts s = m - 1, m: all mass on large label sets
+            P = np.zeros((m, m))
+            P[:, m - 1] = 0.3
+            P[: m - 1, m - 2] = 0.5 / m
+            p0 = 1.0 - 0.3 - (m - 1) * 0.5 / m / (m - 1)
+        Ps.append(P)
+        p0s.append(p0)
+    return np.array(Ps), np.array(p0s)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 8, 10])
+def test_gfm_from_p_batch_matches_loop_and_brute_force(m):
+    rng = np.random.default_rng(100 + m)
+    P, p0 = _mixed_batch(rng, m, 80)
+    h, v = gfm_from_p(P, p0)
+    for i in range(len(P)):
+        hl, vl = _gfm_loop(P[i], p0[i])
+        np.testing.assert_array_equal(h[i], hl)
+        assert v[i] == pytest.approx(vl, abs=1e-12)
+        assert v[i] == pytest.approx(_p_brute(P[i], p0[i]), abs=1e-12)
+        h1, v1 = gfm_from_p(P[i], p0[i])  # single instance: same answer
+        np.testing.assert_array_equal(h1, hl)
+        assert v1 == pytest.approx(vl, abs=1e-12)
+
+
+def test_gfm_from_p_equal_labels_take_the_lowest_indices():
+    # 6 equal labels, each in a set of 3 labels with probability 1/2 of the sets: P(y_i=1, s=3) = 1/4
+    P = np.zeros((6, 6))
+    P[:, 2] = 0.25
+    h, v = gfm_from_p(P, 0.5)
+    hl, vl = _gfm_loop(P, 0.5)
+    np.testing.assert_array_equal(h, hl)
+    assert h[: h.sum()].all()  # the chosen labels are the first ones
+    assert v == pytest.approx(_p_brute(P, 0.5), abs=1e-12)
+
+
+def test_gfm_from_p_wide_and_narrow_instances_in_one_batch():
+    """Instances whose best size is far above the largest count with mass (flat distributions over
+    many labels) next to peaked ones: each instance keeps its own range of sizes."""
+    rng = np.random.default_rng(7)
+    m, n = 40, 60
+    P = np.zeros((n, m, m))
+    p0 = np.zeros(n)
+    for i in range(n):
+        S = int(rng.integers(1, 5))
+        if i % 2:  # a uniformly random set of S labels: all m labels are optimal
+            P[i, :, S - 1] = S / m
+        else:  # a few likely labels
+            q = rng.dirichlet(np.full(m, 0.1))
+            P[i, :, S - 1] = np.minimum(1.0, q * S) * 0.9
+        p0[i] = max(0.0, 1 - (P[i].sum(axis=0) / np.arange(1, m + 1)).sum()) * rng.random()
+    h, v = gfm_from_p(P, p0)
+    for i in range(n):
+        hl, vl = _gfm_loop(P[i], p0[i])
+        np.testing.assert_array_equal(h[i], hl)
+        assert v[i] == pytest.approx(vl, abs=1e-12)
+    assert h[1::2].sum(axis=1).max() == m  # sizes above every count with mass are reached

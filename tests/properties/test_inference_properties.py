@@ -123,3 +123,29 @@ def test_metric_identities(A, data):
     np.testing.assert_allclose(F, 2 * J / (1 + J))  # holds with both empty conventions = 1
     np.testing.assert_allclose(metrics.f_measure(A, A), 1.0)
     np.testing.assert_allclose(metrics.subset_zero_one_loss(A, B) == 0, metrics.hamming_loss(A, B) == 0)
+
+
+@SETTINGS
+@given(st.lists(distributions(max_m=6, max_r=7), min_size=1, max_size=6))
+def test_gfm_from_p_batch_equals_one_by_one_algorithm_1(ds):
+    """The pruned batched search gives Algorithm 1's answer, ties included, on any mixed batch."""
+    m = 6
+    Ps, p0s = [], []
+    for Y, pr in ds:
+        Yp = np.zeros((Y.shape[0], m), np.int8)
+        Yp[:, : Y.shape[1]] = Y  # pad to a common m with labels that never occur
+        P, p0 = est.p_matrix(Yp, pr)
+        Ps.append(P)
+        p0s.append(p0)
+    h, v = gfm_from_p(np.array(Ps), np.array(p0s))
+    k = np.arange(1, m + 1)
+    W = 2.0 / (k[:, None] + k[None, :])
+    for i, (P, p0) in enumerate(zip(Ps, p0s)):
+        D = P @ W
+        vals = np.array([p0] + [np.sort(D[:, j])[::-1][: j + 1].sum() for j in range(m)])
+        kb = int(np.argmax(vals >= vals.max() - 1e-12))
+        want = np.zeros(m, np.int8)
+        if kb:
+            want[np.argsort(-D[:, kb - 1], kind="stable")[:kb]] = 1
+        assert h[i].tolist() == want.tolist()
+        assert abs(v[i] - vals[kb]) < 1e-12
