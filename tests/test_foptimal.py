@@ -4,6 +4,7 @@ import itertools
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -339,3 +340,40 @@ def test_foptimal_sklearn_api(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)
         check(estimator)
+
+
+# ----------------------------------------------------------------------------- the stage
+
+
+def test_foptimal_stage_handles_constant_labels_and_scores_both_methods():
+    from fmeasure.datasets import Dataset
+    from fmeasure.experiments.foptimal import run_model
+
+    X, Y = toy(n=120, m=4, seed=11)
+    Y[:80, 1] = 0  # constant 0 in training
+    Y[:80, 2] = 1  # constant 1 in training
+    ds = Dataset("toy", X[:80], Y[:80], X[80:], Y[80:])
+    cfg = dict(C=1.0, max_iter=300, n_estimators=5, min_samples_leaf=1, n_neighbors=5, hidden_layer_sizes=[4])
+    cfg.update(seed=0, n_samples=50)
+    for key in ("br", "cc"):
+        rows, inst = run_model(ds, key, cfg)
+        assert rows.method.tolist() == ["predict", "FOptimal"] and len(inst) == 2 * 40
+        # F of each method recomputed by hand from its per-instance scores
+        assert np.allclose(rows.f.to_numpy(), inst.groupby("method", sort=False).f.mean().to_numpy())
+
+
+def test_foptimal_findings_follow_the_gain():
+    from fmeasure.experiments.foptimal import MODELS, run_findings
+
+    def table(gain):
+        return pd.DataFrame(
+            [
+                {"dataset": d, "model": mo, "route": "r", "gain": gain, "se": 0.5}
+                for d in ("a", "b")
+                for mo in MODELS.values()
+            ]
+        )
+
+    assert {r["verdict"] for r in run_findings(table(3.0))} == {"confirmed"}
+    assert {r["verdict"] for r in run_findings(table(-3.0))} == {"contradicted"}
+    assert {r["verdict"] for r in run_findings(table(0.5))} == {"not confirmed"}

@@ -41,7 +41,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
 from fmeasure import metrics
-from fmeasure.inference import expected_f_independent, fm, gfm_from_samples, marginal_modes
+from fmeasure.inference import expected_f_independent, fm, from_samples, gfm_from_samples, marginal_modes
 from fmeasure.learners.base import check_labels, multilabel_tags
 
 __all__ = ["FOptimalClassifier", "chain_samples", "ROUTES"]
@@ -432,10 +432,8 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         Ys, w = self.label_samples(X)
         if Ys.shape[0] == 0:
             return np.zeros((0, self.n_labels_), np.int8), np.zeros(0)
-        if self.inference_ == "gfm":
-            return gfm_from_samples(Ys, w)
-        p = Ys.mean(axis=1) if w is None else np.einsum("nkm,nk->nm", Ys, w) / w.sum(axis=1)[:, None]
-        H = fm(p)[0] if self.inference_ == "fm" else marginal_modes(p)[0]
+        method = {"gfm": "gfm", "fm": "fm", "threshold": "mm"}[self.inference_]
+        H = from_samples(Ys, method, weights=w)[method]
         return H, _sample_expected_f(Ys, w, H)
 
     # ------------------------------------------------------------------ public predictions
