@@ -3,7 +3,7 @@
     python tools/foptimal_doc.py [RUN_DIR]
 
 RUN_DIR is the working directory of a run that built the stage (default: the current one); the
-table is read from RUN_DIR/results/tables/foptimal.md, the CPU and wall times of its jobs from the
+table is read from RUN_DIR/results/tables/foptimal.md, the CPU time and memory of its jobs from the
 Snakemake benchmark files RUN_DIR/results/benchmarks/foptimal/. Everything between the lines
 ``<!-- foptimal-table:start -->`` and ``<!-- foptimal-table:end -->`` of docs/foptimal.md is
 replaced; nothing else changes.
@@ -21,16 +21,16 @@ START, END = "<!-- foptimal-table:start -->", "<!-- foptimal-table:end -->"
 
 
 def stage_times(bench_dir: Path) -> str:
-    """One sentence: the jobs' summed CPU and wall seconds (Snakemake benchmark files)."""
+    """One sentence: the jobs' summed CPU seconds and largest memory (Snakemake benchmark files)."""
     files = sorted(bench_dir.glob("run_*/*.tsv"))
     if not files:
         return ""
     b = pd.concat([pd.read_csv(f, sep="\t") for f in files], ignore_index=True)
-    slowest = files[int(b["s"].to_numpy().argmax())]
+    slowest = files[int(b["cpu_time"].to_numpy().argmax())]
     return (
         f"The stage's {len(files)} fit-and-predict jobs of this run took {b['cpu_time'].sum():.0f} s of CPU "
-        f"and {b['s'].sum():.0f} s of wall time in total (the longest: "
-        f"`{slowest.parent.name.removeprefix('run_')}/{slowest.stem}`, {b['s'].max():.0f} s), from "
+        f"in total (the longest: `{slowest.parent.name.removeprefix('run_')}/{slowest.stem}`, "
+        f"{b['cpu_time'].max():.0f} s), at most {b['max_rss'].max():.0f} MB of memory each, from "
         "`results/benchmarks/foptimal/`; the table, figure and findings rules take seconds."
     )
 
