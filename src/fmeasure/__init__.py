@@ -3,7 +3,19 @@
 Exact inference (GFM) and its competitors, estimators that feed them, and the pipeline that
 regenerates Waegeman et al., "On the Bayes-optimality of F-measure Maximizers", JMLR 2014.
 Submodules: :mod:`fmeasure.metrics`, :mod:`fmeasure.inference`, :mod:`fmeasure.estimation`,
-:mod:`fmeasure.learners`, :mod:`fmeasure.datasets`, ...
+:mod:`fmeasure.learners`, :mod:`fmeasure.datasets`, ... The one-line route to F-optimal
+predictions from any probabilistic scikit-learn model: ``fmeasure.FOptimalClassifier(model)``.
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["FOptimalClassifier"]
+
+
+def __getattr__(name):
+    # fmeasure.FOptimalClassifier, imported on first use (importing fmeasure stays light).
+    if name == "FOptimalClassifier":
+        from fmeasure.learners.foptimal import FOptimalClassifier
+
+        return FOptimalClassifier
+    raise AttributeError(f"module 'fmeasure' has no attribute {name!r}")

@@ -42,6 +42,7 @@ STAGE_TITLES = {
     "voting": "The JRS 2012 voting ensemble (Table 7)",
     "trees": "F-measure decision trees and their bagging (Section 7.1.2, beyond the paper)",
     "ablations": "Ablations: alternative readings of the paper",
+    "foptimal": "F-optimal predictions from scikit-learn models (FOptimalClassifier, beyond the paper)",
 }
 
 #: Why a stage of the paper may be absent from the findings (stage -> reason) when it has no rule file.
@@ -218,6 +219,10 @@ def _analysis(stage: str, tables: Path) -> list[str]:
         return _analysis_deviations(tables / "table4.csv", list(_MEASURE_NAMES), ["dataset", "method"], "Table 4")
     if stage == "parametric":
         return _analysis_deviations(tables / "table5.csv", ["hamming", "f"], ["dataset", "method"], "Table 5")
+    if stage == "foptimal" and (tables / "foptimal.csv").exists():
+        from fmeasure.experiments.foptimal import analysis
+
+        return analysis(tables / "foptimal.csv")
     return []
 
 
@@ -296,7 +301,18 @@ def data_findings(table1_csv, skipped) -> pd.DataFrame:
 
 
 #: The paper's stages (every stage of ``paper_numbers/claims.csv``).
-PAPER_STAGES = ("data", "theory", "simulations", "knn", "pcc", "parametric", "structured", "voting", "trees")
+PAPER_STAGES = (
+    "data",
+    "theory",
+    "simulations",
+    "knn",
+    "pcc",
+    "parametric",
+    "structured",
+    "voting",
+    "trees",
+    "foptimal",
+)
 
 
 def not_run_reasons(stages, rules_dir) -> dict:

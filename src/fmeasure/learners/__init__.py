@@ -10,7 +10,10 @@
 - ``FMeasureSSVM`` (:mod:`.ssvm`): a linear structured SVM trained for the F-measure (the
   paper's RML, Section 7.2.4), with exact loss-augmented inference;
 - ``VotingEnsemble`` (:mod:`.voting`): a vote over fitted members with the threshold chosen on a
-  validation split (the JRS 2012 ensemble of Section 7.3).
+  validation split (the JRS 2012 ensemble of Section 7.3);
+- ``FOptimalClassifier`` (:mod:`.foptimal`): F-optimal predictions from any probabilistic
+  scikit-learn multi-label model (FM on its marginals, or GFM on the label vectors of a chain's
+  samples, a forest's leaves or the neighbours).
 
 The mean instance-wise F-measure scorer for ``GridSearchCV`` is
 :data:`fmeasure.metrics.f_measure_scorer`.
@@ -26,6 +29,7 @@ _EXPORTS = {
     "VotingEnsemble": "voting",
     "FMeasureTree": "trees",
     "BaggedFMeasureTrees": "trees",
+    "FOptimalClassifier": "foptimal",
 }
 
 __all__ = list(_EXPORTS)

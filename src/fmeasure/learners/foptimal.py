@@ -1,0 +1,465 @@
+"""F-optimal predictions from any probabilistic scikit-learn multi-label model.
+
+:class:`FOptimalClassifier` wraps a scikit-learn estimator: it fits it (or takes it already
+fitted, wrapped in :class:`sklearn.frozen.FrozenEstimator`), reads the label distribution the
+model gives for each instance, and predicts the label set that maximises the expected
+instance-wise F-measure under that distribution, by exact inference:
+
+========================================  ===========================================  ==========
+estimator (or a Pipeline's last step)     distribution of y given x (``distribution_``)  inference
+========================================  ===========================================  ==========
+``predict_proba`` of per-label marginals  independent labels with those marginals       FM
+``ClassifierChain``                       ancestral samples from the chain's models     GFM
+``RandomForestClassifier``,               pooled training label vectors of the leaves   GFM
+``ExtraTreesClassifier``                  the instance falls in (one per tree)
+``KNeighborsClassifier``                  the neighbours' label vectors (its weights)   GFM
+========================================  ===========================================  ==========
+
+FM is Ye et al.'s dynamic program (:func:`fmeasure.inference.fm`), exact under label
+independence; GFM (:func:`fmeasure.inference.gfm_from_samples`) is exact for any joint
+distribution, here the (weighted) empirical distribution of the label vectors.
+
+Cost per predicted instance, m labels: the marginal route adds O(m^2) to the estimator's
+``predict_proba`` (the DP), in batches, no Python loop over instances. The chain route draws
+``n_samples`` label vectors: m calls of the base models' ``predict_proba`` on
+``n * n_samples`` rows (for ``LogisticRegression`` base models one matrix product for the features
+and O(n_samples * m^2) per instance for the labels), then GFM in O(n_samples * m + m^2 * s_max).
+The forest route pools up to ``n_estimators`` leaves, the neighbour route ``n_neighbors``
+vectors; GFM on K pooled vectors costs O(K * m + m^2 * s_max). Memory: chunks of instances,
+each chunk at most a few tens of MB.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context, clone
+from sklearn.utils import check_random_state, get_tags
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
+
+from fmeasure import metrics
+from fmeasure.inference import expected_f_independent, fm, from_samples, gfm_from_samples, marginal_modes
+from fmeasure.learners.base import check_labels, multilabel_tags
+
+__all__ = ["FOptimalClassifier", "chain_samples", "ROUTES"]
+
+#: Inference methods that ``inference`` may force.
+INFERENCES = ("fm", "gfm", "threshold")
+#: distribution_ -> the inference ``inference="auto"`` uses with it.
+ROUTES = {"marginals": "fm", "chain": "gfm", "forest": "gfm", "neighbors": "gfm"}
+
+_CHUNK_BYTES = 32 * 2**20  # working memory per chunk of instances
+
+
+def _unwrap(est):
+    """The model that decides the route, and the transformer in front of it (or None).
+
+    FrozenEstimator is looked through; a Pipeline is routed by its last step, its other steps
+    transform X first.
+    """
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.pipeline import Pipeline
+
+    pre = None
+    while True:
+        if isinstance(est, FrozenEstimator):
+            est = est.estimator
+        elif isinstance(est, Pipeline):
+            if len(est.steps) > 1:
+                if pre is not None:
+                    raise ValueError("estimator: nested Pipelines with transformers are not supported")
+                pre = est[:-1]
+            est = est.steps[-1][1]
+        else:
+            return est, pre
+
+
+def _distribution_of(model) -> str:
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+    from sklearn.multioutput import ClassifierChain
+    from sklearn.neighbors import KNeighborsClassifier
+
+    if isinstance(model, ClassifierChain):
+        return "chain"
+    if isinstance(model, (RandomForestClassifier, ExtraTreesClassifier)):
+        return "forest"
+    if isinstance(model, KNeighborsClassifier):
+        return "neighbors"
+    return "marginals"
+
+
+def _positive_column(proba, classes, j):
+    """P(y_j = 1) from one label's (n, k) class probabilities and its classes."""
+    classes = np.asarray(classes)
+    hit = np.flatnonzero(classes == 1)
+    if hit.size:
+        return proba[:, hit[0]]
+    if not np.isin(classes, (0, 1)).all():
+        raise ValueError(f"estimator: label {j} has classes {classes.tolist()}, expected 0/1")
+    return np.zeros(proba.shape[0])  # only class 0 seen in training
+
+
+def _check_probabilities(P, what):
+    if not np.all(np.isfinite(P)) or P.min(initial=0.0) < 0 or P.max(initial=0.0) > 1:
+        raise ValueError(f"estimator: {what} returned probabilities outside [0, 1] or NaN")
+    return P
+
+
+def marginals_from_proba(proba, m, classes=None):
+    """Per-label marginals P(y_j = 1 | x), (n, m), from a multi-label ``predict_proba`` output.
+
+    Parameters
+    ----------
+    proba : list of m arrays (n, 2) (or (n, 1) for a label with one class), or array (n, m)
+    m : int
+        Number of labels.
+    classes : list of arrays, optional
+        The estimator's ``classes_`` (one array per label) for the list form; default [0, 1].
+
+    Examples
+    --------
+    >>> marginals_from_proba([np.array([[0.2, 0.8]]), np.array([[0.9, 0.1]])], 2)
+    array([[0.8, 0.1]])
+    """
+    if isinstance(proba, list):
+        if len(proba) != m:
+            raise ValueError(f"estimator: predict_proba gave {len(proba)} labels, expected {m}")
+        cols = []
+        for j, pj in enumerate(proba):
+            pj = np.asarray(pj, dtype=np.float64)
+            _check_probabilities(pj, "predict_proba")
+            cj = classes[j] if classes is not None else np.arange(pj.shape[1])
+            cols.append(_positive_column(pj, cj, j))
+        P = np.column_stack(cols)
+    else:
+        P = np.asarray(proba, dtype=np.float64)
+        if P.ndim != 2 or P.shape[1] != m:
+            raise ValueError(
+                f"estimator: predict_proba gave shape {P.shape}, expected per-label marginals (n, {m}) "
+                "or a list of m (n, 2) arrays"
+            )
+    return _check_probabilities(P, "predict_proba")
+
+
+def _linear_chain_link(est, d_aug):
+    """(w, b) if ``est`` is a binary LogisticRegression with classes [0, 1] (fast sampling)."""
+    from sklearn.linear_model import LogisticRegression
+
+    if type(est) is LogisticRegression and list(est.classes_) == [0, 1] and est.coef_.shape == (1, d_aug):
+        return est.coef_[0], float(est.intercept_[0])
+    return None
+
+
+def chain_samples(chain, X, n_samples, random_state=None):
+    """Ancestral samples of label vectors from a fitted ``sklearn.multioutput.ClassifierChain``.
+
+    Label ``order_[k]`` is drawn from ``estimators_[k].predict_proba`` given x and the labels
+    drawn before it, as the chain was trained (x followed by the earlier labels in chain order).
+    The same uniform draws serve every instance (common random numbers): an instance's sample
+    depends on its x and the seed only, not on the other instances of the batch.
+
+    Parameters
+    ----------
+    chain : fitted ClassifierChain whose base estimators have ``predict_proba``
+    X : array-like or sparse (n, d)
+    n_samples : int
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    ndarray of int8, shape (n, n_samples, m), in the original label order.
+    """
+    rng = np.random.default_rng(random_state) if not isinstance(random_state, np.random.Generator) else random_state
+    order = np.asarray(chain.order_)
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    m, n = len(order), X.shape[0]
+    d = X.shape[1]
+    S = int(n_samples)
+    out = np.zeros((n, S, m), dtype=np.int8)
+    links = [_linear_chain_link(e, d + k) for k, e in enumerate(chain.estimators_)]
+    lin = all(link is not None for link in links)
+    if lin:  # x-part of every logit in one product
+        Wx = np.column_stack([w[:d] for w, _ in links])
+        base = np.asarray(X @ Wx) + np.array([b for _, b in links])
+    U = rng.random((S, m))  # common random numbers: one draw serves every instance
+    rows = max(1, _CHUNK_BYTES // (8 * S * (m + (0 if lin else d + m))))
+    for s0 in range(0, n, rows):
+        sl = slice(s0, min(n, s0 + rows))
+        c = sl.stop - sl.start
+        Yc = np.zeros((c, S, m), dtype=np.int8)  # in chain order
+        if not lin:
+            Xr = X[sl]
+            Xr = sp.csr_array(Xr)[np.repeat(np.arange(c), S)] if sp.issparse(Xr) else np.repeat(np.asarray(Xr), S, 0)
+        for k, est in enumerate(chain.estimators_):
+            if lin:
+                z = base[sl, k][:, None] + Yc[:, :, :k].astype(np.float64) @ links[k][0][d:]
+                p = 0.5 * (1.0 + np.tanh(0.5 * z))  # the logistic function, overflow-free
+            else:
+                prev = Yc[:, :, :k].reshape(c * S, k).astype(np.float64)
+                Xa = sp.hstack([Xr, sp.csr_array(prev)], format="csr") if sp.issparse(Xr) else np.hstack([Xr, prev])
+                pr = _check_probabilities(np.asarray(est.predict_proba(Xa), dtype=np.float64), "predict_proba")
+                p = _positive_column(pr, est.classes_, int(order[k])).reshape(c, S)
+            Yc[:, :, k] = U[None, :, k] < p
+        out[sl][:, :, order] = Yc
+    return out
+
+
+def _forest_neighbourhoods(train_leaves, query_leaves):
+    """Pooled leaf neighbourhoods: (idx, w), each (n_query, K), zero-padded.
+
+    ``w[i, j]`` counts the trees in which training example ``idx[i, j]`` shares query i's leaf.
+    """
+    n_train, B = train_leaves.shape
+    sizes = np.maximum(train_leaves.max(axis=0), query_leaves.max(axis=0)) + 1  # leaf ids per tree
+    offset = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    G = int(sizes.sum())
+    ones = np.ones(n_train * B)
+    A_tr = sp.csr_array((ones, (np.repeat(np.arange(n_train), B), (train_leaves + offset).ravel())), shape=(n_train, G))
+    nq = query_leaves.shape[0]
+    A_q = sp.csr_array((np.ones(nq * B), (np.repeat(np.arange(nq), B), (query_leaves + offset).ravel())), shape=(nq, G))
+    W = sp.csr_array(A_q @ A_tr.T)
+    W.sort_indices()
+    return _pad_rows(W)
+
+
+def _pad_rows(W):
+    lens = np.diff(W.indptr)
+    K = max(1, int(lens.max(initial=0)))
+    n = W.shape[0]
+    idx = np.zeros((n, K), dtype=np.intp)
+    w = np.zeros((n, K))
+    rows = np.repeat(np.arange(n), lens)
+    cols = np.arange(W.nnz) - np.repeat(W.indptr[:-1], lens)
+    idx[rows, cols] = W.indices
+    w[rows, cols] = W.data
+    return idx, w
+
+
+def _knn_weights(knn, dist):
+    if knn.weights == "uniform" or knn.weights is None:
+        return None
+    if knn.weights == "distance":
+        with np.errstate(divide="ignore"):
+            w = 1.0 / dist
+        exact = ~np.isfinite(w)
+        rows = exact.any(axis=1)
+        w[rows] = exact[rows]  # an exact match takes all the weight, as in scikit-learn
+        return w
+    return np.asarray(knn.weights(dist), dtype=np.float64)
+
+
+def _sample_expected_f(Ys, w, H):
+    """Mean F of H[i] over the (weighted) label vectors Ys[i] (F(0, 0) = 1)."""
+    tp = np.einsum("nsm,nm->ns", Ys, H.astype(np.int8), dtype=np.int64)
+    s = Ys.sum(axis=2, dtype=np.int64)
+    k = H.sum(axis=1, dtype=np.int64)[:, None]
+    den = s + k
+    F = np.where(den == 0, 1.0, 2.0 * tp / np.maximum(den, 1))
+    if w is None:
+        return F.mean(axis=1)
+    return (F * w).sum(axis=1) / w.sum(axis=1)
+
+
+def _check_y(y):
+    """y as an array, or one clear error: None, complex, continuous or 1-D (single-label) y."""
+    if y is None:
+        raise ValueError("y: FOptimalClassifier requires y to be passed, but the target y is None")
+    Y = np.asarray(y)
+    if np.iscomplexobj(Y):
+        raise ValueError("y: Complex data not supported")
+    if Y.ndim == 1:
+        if Y.dtype.kind == "f" and not np.all(np.isin(Y[np.isfinite(Y)], (0, 1))):
+            raise ValueError("y: Unknown label type: continuous; expected a 2-D 0/1 label matrix")
+        raise ValueError(
+            "y: FOptimalClassifier needs a 2-D 0/1 label matrix (n_samples, n_labels), got a 1-D "
+            "(single-label) y; for one binary label pass y.reshape(-1, 1)"
+        )
+    return Y
+
+
+class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+    """F-optimal label sets from a probabilistic scikit-learn multi-label model.
+
+    Fits a clone of ``estimator`` on (X, Y), reads the distribution of the labels that it gives
+    for each instance, and predicts the label set with the largest expected instance-wise
+    F-measure under that distribution (the table in :mod:`fmeasure.learners.foptimal`).
+
+    Parameters
+    ----------
+    estimator : estimator with ``fit`` and ``predict_proba``
+        A multi-label classifier (Y a 0/1 matrix), or a Pipeline ending in one. An already fitted
+        model is passed as ``sklearn.frozen.FrozenEstimator(model)``: it is used as it is and not
+        refitted (the forest route still takes its leaves' training label vectors from the X, Y
+        given to :meth:`fit`).
+    inference : {"auto", "fm", "gfm", "threshold"}, default "auto"
+        "auto": FM for per-label marginals, GFM for the chain, forest and neighbour
+        distributions. "fm": FM on the distribution's marginals; "gfm": GFM (on ``n_samples``
+        vectors drawn from independent marginals for the marginal route); "threshold": labels
+        with marginal > 0.5.
+    n_samples : int, default 1000
+        Label vectors drawn per instance (chain route, and "gfm" on marginals).
+    random_state : int, RandomState instance or None
+        Seeds the draws.
+
+    Attributes
+    ----------
+    estimator_ : the fitted estimator
+    distribution_ : {"marginals", "chain", "forest", "neighbors"}
+    inference_ : {"fm", "gfm", "threshold"}
+    route_ : str
+        ``f"{distribution_}+{inference_}"``, e.g. ``"marginals+fm"``.
+    n_labels_ : int
+    n_features_in_ : int (when the estimator has it)
+
+    Examples
+    --------
+    >>> from sklearn.multioutput import MultiOutputClassifier
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); Y = np.array([[1, 0], [1, 1], [0, 1], [0, 1]])
+    >>> clf = FOptimalClassifier(MultiOutputClassifier(LogisticRegression())).fit(X, Y)
+    >>> clf.route_, clf.predict([[0.0], [3.0]]).tolist()
+    ('marginals+fm', [[1, 1], [0, 1]])
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict_proba"])],
+        "inference": [StrOptions({"auto", *INFERENCES})],
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, estimator, inference="auto", n_samples=1000, random_state=None):
+        self.estimator = estimator
+        self.inference = inference
+        self.n_samples = n_samples
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = multilabel_tags(super().__sklearn_tags__())
+        inner = get_tags(self.estimator)
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.allow_nan = inner.input_tags.allow_nan
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, **fit_params):
+        """Fit a clone of the estimator on (X, y) (a FrozenEstimator is not refitted).
+
+        Parameters
+        ----------
+        X : array-like or sparse (n, d)
+        y : array-like (n, m), 0/1 label matrix, m >= 1
+        **fit_params : passed to the estimator's ``fit``
+
+        Returns
+        -------
+        self
+        """
+        Y = _check_y(y)
+        Y = check_labels(Y, n=_num_samples(X), name="y")
+        self.estimator_ = clone(self.estimator).fit(X, Y, **fit_params)
+        model, pre = _unwrap(self.estimator_)
+        self.distribution_ = _distribution_of(model)
+        self.inference_ = ROUTES[self.distribution_] if self.inference == "auto" else self.inference
+        self.route_ = f"{self.distribution_}+{self.inference_}"
+        self.n_labels_ = Y.shape[1]
+        self.classes_ = [np.array([0, 1])] * self.n_labels_
+        if hasattr(self.estimator_, "n_features_in_"):
+            self.n_features_in_ = self.estimator_.n_features_in_
+        if self.distribution_ == "chain" and not all(hasattr(e, "predict_proba") for e in model.estimators_):
+            raise ValueError("estimator: the ClassifierChain's base estimators have no predict_proba")
+        if self.distribution_ == "forest":
+            Xt = pre.transform(X) if pre is not None else X
+            self._train_leaves = model.apply(Xt)
+            self._train_Y = Y
+        return self
+
+    # ------------------------------------------------------------------ the route's distribution
+    def label_samples(self, X):
+        """The label vectors (and their weights) whose empirical distribution the route infers from.
+
+        Only for the sample routes (``distribution_`` "chain", "forest" or "neighbors").
+
+        Returns
+        -------
+        Ys : ndarray of int8, shape (n, K, m)
+            Chain: ``n_samples`` ancestral draws; forest: the training label vectors pooled from
+            the instance's leaves (zero-padded to the largest pool); neighbours: the neighbours'.
+        weights : ndarray (n, K) or None
+            Forest: the number of trees in which each training vector shares the leaf (0 for
+            padding); neighbours: the estimator's weights (None when uniform); chain: None.
+        """
+        check_is_fitted(self, "route_")
+        if self.distribution_ == "marginals":
+            raise ValueError("label_samples: the marginal route has no sample (use predict_marginals)")
+        model, pre = _unwrap(self.estimator_)
+        Xt = pre.transform(X) if pre is not None else X
+        if self.distribution_ == "chain":
+            return chain_samples(model, Xt, self.n_samples, self._rng()), None
+        if self.distribution_ == "forest":
+            idx, w = _forest_neighbourhoods(self._train_leaves, model.apply(Xt))
+            return self._train_Y[idx], w
+        dist, idx = model.kneighbors(Xt)
+        Ytr = np.asarray(model._y).reshape(len(model._y), -1)
+        classes = model.classes_ if isinstance(model.classes_, list) else [model.classes_]
+        Ytr = np.column_stack([np.asarray(c)[Ytr[:, j]] for j, c in enumerate(classes)])
+        return check_labels(Ytr, name="the neighbours' labels")[idx], _knn_weights(model, dist)
+
+    def _rng(self):
+        return np.random.default_rng(check_random_state(self.random_state).randint(2**32 - 1))
+
+    def _marginals(self, X):
+        model, _ = _unwrap(self.estimator_)
+        return marginals_from_proba(self.estimator_.predict_proba(X), self.n_labels_, getattr(model, "classes_", None))
+
+    def _infer(self, X):
+        check_is_fitted(self, "route_")
+        if self.distribution_ == "marginals":
+            P = self._marginals(X)
+            if self.inference_ == "fm":
+                return fm(P)
+            if self.inference_ == "threshold":
+                return marginal_modes(P)
+            U = self._rng().random((self.n_samples, P.shape[1]))  # common random numbers
+            H = np.zeros(P.shape, np.int8)
+            rows = max(1, _CHUNK_BYTES // (U.size + 1))
+            for s0 in range(0, len(P), rows):
+                H[s0 : s0 + rows] = gfm_from_samples((U[None] < P[s0 : s0 + rows, None, :]).astype(np.int8))[0]
+            return H, expected_f_independent(P, H) if len(P) else np.zeros(0)
+        Ys, w = self.label_samples(X)
+        if Ys.shape[0] == 0:
+            return np.zeros((0, self.n_labels_), np.int8), np.zeros(0)
+        method = {"gfm": "gfm", "fm": "fm", "threshold": "mm"}[self.inference_]
+        H = from_samples(Ys, method, weights=w)[method]
+        return H, _sample_expected_f(Ys, w, H)
+
+    # ------------------------------------------------------------------ public predictions
+    def predict(self, X):
+        """F-optimal label sets, int8 (n, m)."""
+        return self._infer(X)[0]
+
+    def predict_expected_f(self, X):
+        """Expected F-measure of each prediction under the route's distribution, (n,)."""
+        return np.asarray(self._infer(X)[1], dtype=np.float64)
+
+    def predict_marginals(self, X):
+        """Marginals P(y_j = 1 | x) of the route's distribution, (n, m).
+
+        For the sample routes (chain, forest, neighbours) the marginals of the (weighted) label
+        vectors; for a ClassifierChain these are not the chain's own ``predict_proba``.
+        """
+        check_is_fitted(self, "route_")
+        if self.distribution_ == "marginals":
+            return self._marginals(X)
+        Ys, w = self.label_samples(X)
+        if w is None:
+            return Ys.mean(axis=1)
+        return np.einsum("nkm,nk->nm", Ys, w) / w.sum(axis=1)[:, None]
+
+    def score(self, X, y, sample_weight=None):
+        """Mean instance-wise F-measure of ``predict(X)`` against ``y`` (F(0, 0) = 1)."""
+        Y = check_labels(y, name="y")
+        return float(np.average(metrics.f_measure(Y, self.predict(X)), weights=sample_weight))
