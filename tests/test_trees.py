@@ -246,17 +246,19 @@ def test_trees_sklearn_api(estimator, check):
     check(estimator)
 
 
-def test_trees_docstring_examples():
+@pytest.mark.parametrize("module", ["counts", "binning", "splitter", "estimators"])
+def test_trees_docstring_examples(module):
     import doctest
     import importlib
 
-    res = doctest.testmod(importlib.import_module("fmeasure.learners.trees"), optionflags=doctest.NORMALIZE_WHITESPACE)
+    mod = importlib.import_module(f"fmeasure.learners.trees.{module}")
+    res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert res.failed == 0 and res.attempted > 0
 
 
 def test_trees_bound_pruning_keeps_the_exact_search(monkeypatch):
     # Q computed at every candidate (COARSE = 1) and with the bound-pruned search grow the same tree
-    import fmeasure.learners.trees as trees_mod
+    import fmeasure.learners.trees.splitter as trees_mod
 
     rng = np.random.default_rng(12)
     X = np.round(rng.random((400, 6)), 2)
