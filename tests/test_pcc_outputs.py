@@ -78,3 +78,28 @@ def test_pcc_outputs_exact_skipped_for_many_labels(tmp_path):
     data, _ = _dataset(tmp_path, name="other")
     O.write_model(data, CFG, tmp_path / "chain.pkl", tmp_path / "fit.json")
     assert len(O.run_exact(tmp_path / "chain.pkl", data, dict(CFG, exact_max_labels=2))) == 0
+
+
+def test_pcc_outputs_curve_matches_separate_calls_per_method(tmp_path):
+    """FM and GFM of a Figure 5 run share one draw of samples: the F of each equals that of a
+    separate call for that method alone with the run's seed (the per-method path)."""
+    data, ds = _dataset(tmp_path)
+    model = tmp_path / "chain.pkl"
+    chain, _ = O.write_model(data, CFG, model, tmp_path / "fit.json")
+    cfg = dict(CFG, figure5=dict(n_samples=[20], runs=3, timing_best_of=2))
+    rows = O.run_curve(model, data, 20, cfg)
+    assert len(rows) == 6 and (rows.inference_time_s > 0).all()
+    for r in range(3):
+        for k, name in (("fm", "FM"), ("gfm", "GFM")):
+            seed = np.random.SeedSequence([CFG["seed"], 20, r])
+            H = chain.predict_from_samples(ds.X_test, (k,), n_samples=20, random_state=seed)[k]
+            f_ref = 100 * float(
+                np.mean(
+                    [
+                        2 * (h & y).sum() / max(1, h.sum() + y.sum()) if h.any() or y.any() else 1.0
+                        for h, y in zip(H, ds.Y_test)
+                    ]
+                )
+            )
+            got = rows[(rows.run == r) & (rows.method == name)].f.item()
+            assert abs(got - f_ref) < 1e-9

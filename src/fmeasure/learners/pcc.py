@@ -52,6 +52,8 @@ SAMPLE_METHODS = ("mm", "fm", "gfm")
 _INV24 = np.float32(2.0**-24)
 # the tree sampler's memory grows with distinct prefixes, not samples: bigger instance chunks
 _TREE_CHUNK_FACTOR = 8
+# seconds between progress lines of long inference loops (logged at INFO level)
+_PROGRESS_EVERY_S = 30.0
 
 
 def _log_sigmoid(z):
@@ -541,7 +543,11 @@ class ProbabilisticClassifierChain(BaseEstimator):
         times = dict.fromkeys(methods, 0.0)
         out = {k: np.empty(A.shape, dtype=np.int8) for k in methods}
         factor = _TREE_CHUNK_FACTOR if self.sampler == "tree" else 1
-        for sl in self._chunks(A.shape[0], n_samples, factor=factor):
+        chunks = list(self._chunks(A.shape[0], n_samples, factor=factor))
+        desc = (
+            f"PCC {'/'.join(methods)} from {n_samples} samples: chunks of {chunks[0].stop if chunks else 0} instances"
+        )
+        for sl in progress(chunks, desc=desc, logger=logger, every=_PROGRESS_EVERY_S):
             t0 = time.perf_counter()
             if self.sampler == "tree":
                 S, W = self._sample_tree(A[sl], n_samples, rng)
@@ -591,7 +597,10 @@ class ProbabilisticClassifierChain(BaseEstimator):
         H = np.empty((n, m), dtype=np.int8)
         P = np.empty(n)
         step = max(1, int(self.chunk_size) // max(1, 64 * m))
-        for s in range(0, n, step):
+        starts = range(0, n, step)
+        for s in progress(
+            starts, desc=f"PCC joint mode: chunks of {step} instances", logger=logger, every=_PROGRESS_EVERY_S
+        ):
             H[s : s + step], P[s : s + step] = _joint_mode_levelwise(A[s : s + step], self.coef_y_, max_frontier)
         return H, P
 
