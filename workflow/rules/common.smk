@@ -84,7 +84,7 @@ def get_file_sha256(wildcards):
     """The sha256 of one raw file: its identity. Mirrors, URLs and timeouts are read by the
     fetch script at run time, so that changing them reruns nothing."""
     entry = config["catalog"][wildcards.dataset]
-    for spec in entry["files"].values():
+    for spec in entry.get("files", {}).values():
         if spec["name"] == wildcards.filename:
             return spec["sha256"]
     raise ValueError(f"catalog entry {wildcards.dataset!r} lists no file {wildcards.filename!r}")
@@ -95,8 +95,13 @@ def get_table1_catalog(wildcards=None):
 
 
 def get_raw_files(wildcards):
+    """The verified raw files of a dataset (none for a synthetic one: it is generated)."""
     entry = config["catalog"][wildcards.dataset]
-    return [f"{DATA_DIR}/raw/{wildcards.dataset}/{f['name']}" for f in entry["files"].values()]
+    return [f"{DATA_DIR}/raw/{wildcards.dataset}/{f['name']}" for f in entry.get("files", {}).values()]
+
+
+def get_raw_dir(wildcards):
+    return f"{DATA_DIR}/raw/{wildcards.dataset}"
 
 
 def get_parsed(wildcards):

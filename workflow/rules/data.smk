@@ -28,10 +28,14 @@ rule parse_dataset:
         get_raw_files,
     output:
         f"{DATA_DIR}/parsed/{{dataset}}.npz",
+        counts=f"{DATA_DIR}/parsed/{{dataset}}.json",
     params:
         entry=get_catalog_entry,
+        raw_dir=get_raw_dir,
     log:
         "logs/data/parse_{dataset}.log",
+    benchmark:
+        "results/benchmarks/data/parse_{dataset}.tsv"
     conda:
         ENV
     script:

@@ -25,6 +25,7 @@ import logging
 import sys
 
 from fmeasure.datasets import availability
+from fmeasure.synthetic import check_entry
 from fmeasure.theory import SURROGATES
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,10 @@ def select_datasets(config: dict) -> tuple[list[str], list[str]]:
     data = config.get("data", {})
     available, skipped = [], []
     for name in names:
+        if catalog[name].get("format") == "synthetic":
+            check_entry(name, catalog[name])  # an impossible shape stops here, naming the key
+            available.append(name)
+            continue
         problem = availability(
             name,
             catalog[name],
@@ -143,7 +148,8 @@ def content_entry(config: dict, name: str) -> dict:
     """
     entry = {k: v for k, v in config["catalog"][name].items() if k not in SOURCE_KEYS}
     entry["files"] = {
-        role: {k: v for k, v in spec.items() if k not in FILE_SOURCE_KEYS} for role, spec in entry["files"].items()
+        role: {k: v for k, v in spec.items() if k not in FILE_SOURCE_KEYS}
+        for role, spec in entry.get("files", {}).items()
     }
     entry.setdefault("nominal", config.get("data", {}).get("nominal", "onehot"))
     return entry
