@@ -262,3 +262,25 @@ def test_knn_bad_params_set_after_fit_are_caught():
         est.set_params(ties="weka").predict(X)
     with pytest.raises(ValueError, match="inference"):
         est.set_params(ties="index", inference="lfp").predict_from_neighbors(np.zeros((1, 3), int))
+
+
+def test_from_samples_mm_fm_on_many_labels_equal_the_full_marginal_methods():
+    """Few neighbours over many labels (most marginals zero, ties at 1/2 and between labels):
+    MM and FM computed on the labels that occur equal marginal_modes and fm on all m labels."""
+    from fmeasure import estimation
+    from fmeasure.inference import fm, marginal_modes
+
+    rng = np.random.default_rng(5)
+    n, l, m = 40, 6, 120
+    Ys = (rng.random((n, l, m)) < rng.uniform(0.0, 0.05, size=(n, 1, m))).astype(np.int8)
+    Ys[:, :, 7] = Ys[:, :, 3]  # an equal pair of labels in every neighbourhood
+    Ys[0] = 0  # no label at all
+    Ys[1, :3, 10] = 1  # marginal exactly 1/2
+    Ys[1, 3:, 10] = 0
+    out = from_samples(Ys, ("mm", "fm"))
+    p = estimation.marginals(Ys)
+    np.testing.assert_array_equal(out["fm"], fm(p)[0])
+    np.testing.assert_array_equal(out["mm"], marginal_modes(p)[0])
+    half = from_samples(Ys, "mm", mm_half=1)["mm"]
+    np.testing.assert_array_equal(half, (p >= 0.5).astype(np.int8))
+    assert half[1, 10] == 1 and out["mm"][1, 10] == 0

@@ -4,7 +4,7 @@ Inputs are the matrix Delta (``delta[i, k-1] = Delta^1_{ik} = sum_{y: y_i=1} 2 P
 or the matrix P (``P[i, s-1] = P(y_i = 1, s_y = s)``, eq. (9)) with Delta = P W, W[s, k] = 2/(s+k),
 plus ``p_zero = P(y = 0)``.
 
-Conventions (DESIGN.md):
+Conventions:
 
 * The empty prediction is always a candidate, with E[F(Y, 0)] = P(y = 0).
 * The prediction size k is never capped; k runs over 1..m.
@@ -12,11 +12,15 @@ Conventions (DESIGN.md):
   equal Delta values are broken towards the lowest label index.
 
 Speed: the algorithm is vectorised over a batch of instances (no Python loop over instances).
-Columns k that provably cannot win are skipped: E_k <= min(colsum_k, k * colmax_k) for Delta, and
-E_k <= sum_s 2 S_s / (s + k) for P (S_s = column sum of P: every label of count s taken), compared
-with a lower bound on the optimum (P(y = 0), E_1 and E at the expected label count). Labels whose P-row is
-zero are dropped, and columns k above the number of remaining labels cannot win (E_k = column sum is
-strictly decreasing there). Columns s of P above the largest count with non-zero mass are skipped.
+For Delta, columns k that provably cannot win are skipped: E_k <= min(colsum_k, k * colmax_k),
+compared with max(P(y = 0), E_1). For P, labels whose P-row is zero and counts s above the
+largest one with mass are dropped (r labels, S counts remain), and every instance keeps its own
+set of sizes k: a column of Delta is probed at the expected count and at the size of largest
+bound, each probe bounds every other size (E_k <= sum_s 2 S_s / (s + k) with S_s the column sums
+of P, and E_k <= R[j, k] times the sum of the k largest entries of a probed column j), and only
+the sizes whose bound reaches the best value found are evaluated exactly, in one batched product
+per window of sizes. Time O(n (c + 2) r (S + log r)) for c sizes evaluated per instance (c is
+small when the distribution is peaked, up to r), memory O(n r S) per chunk.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ import numpy as np
 
 from fmeasure import estimation
 from fmeasure.inference.general import gfm_from_samples
-from fmeasure.inference.independence import fm, marginal_modes
+from fmeasure.inference.independence import fm
 
 __all__ = ["SAMPLE_METHODS", "METHOD_LABELS", "from_samples"]
 
@@ -89,11 +89,36 @@ def from_samples(Ys, methods=SAMPLE_METHODS, *, weights=None, mm_half=0, return_
         elif k == "jm":
             h, _ = estimation.joint_mode(Ys, weights)
         elif k == "fm":
-            h, _ = fm(p)
+            h = _fm_active(p)
         elif mm_half == 1:
-            h = 1 - marginal_modes(1.0 - p)[0]  # [p >= 1/2] = 1 - [1 - p > 1/2]; 1 - p is exact at 1/2
+            h = (1.0 - p <= 0.5).astype(np.int8)  # [p >= 1/2]; 1 - p is exact at 1/2
         else:
-            h, _ = marginal_modes(p)
+            h = (p > 0.5).astype(np.int8)  # marginal_modes' rule, without its expected F
         out[k] = np.asarray(h, dtype=np.int8).reshape(shape)
         times[k] = time.perf_counter() - t0 + (t_p if k in ("mm", "fm") else 0.0)
     return (out, times) if return_times else out
+
+
+def _fm_active(p):
+    """FM's prediction from marginals (n, m), computed on each instance's labels with p_i > 0.
+
+    A label with p_i = 0 is never in an F-optimal prediction under independence (it adds to the
+    size of h without ever being a true positive), so each instance's non-zero marginals are packed
+    in label order into r columns, r = the most non-zero marginals of an instance, and the padding
+    columns (zeros) are never chosen. Same prediction as ``fm(p)``; O(n r^2) instead of O(n m^2),
+    which matters for samples of a few label vectors over many labels (kNN on delicious).
+    """
+    p = np.asarray(p, dtype=np.float64)
+    single = p.ndim == 1
+    P = p[None] if single else p
+    n, m = P.shape
+    act = P > 0
+    r = int(act.sum(axis=1).max()) if n else 0
+    if r == m:
+        return fm(p)[0]
+    H = np.zeros((n, m), dtype=np.int8)
+    if r:
+        idx = np.argsort(~act, axis=1, kind="stable")[:, :r]  # non-zero labels first, in label order
+        h, _ = fm(np.take_along_axis(P, idx, axis=1))
+        np.put_along_axis(H, idx, h, axis=1)
+    return H[0] if single else H
