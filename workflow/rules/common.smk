@@ -211,3 +211,33 @@ def get_parametric_instances(wildcards=None):
     """Per-instance test scores of every (dataset, learner) of the parametric stage."""
     learners = as_list(config["parametric"]["learners"], "parametric.learners")
     return [f"results/parametric/{d}/{lrn}_instances.csv.gz" for d in DATASETS for lrn in learners]
+
+
+# ---- resources: memory, run time and threads sized from each dataset's counts
+# (formulas and coefficients: fmeasure.experiments.resources; a failed job retries with more).
+from fmeasure.experiments.resources import dataset_counts, job_resources
+
+
+def _job_resources(rule, wildcards, attempt=1):
+    return job_resources(rule, dataset_counts(config, wildcards.dataset), attempt, config)
+
+
+def get_mem_mb(rule):
+    """``mem_mb`` of a job of ``rule``: grows with the dataset and with each retry."""
+    def mem_mb(wildcards, attempt):
+        return _job_resources(rule, wildcards, attempt)["mem_mb"]
+    return mem_mb
+
+
+def get_runtime(rule):
+    """``runtime`` (minutes) of a job of ``rule``: grows with the dataset and with each retry."""
+    def runtime(wildcards, attempt):
+        return _job_resources(rule, wildcards, attempt)["runtime"]
+    return runtime
+
+
+def get_threads(rule):
+    """Threads of a job of ``rule``: the stage's configured threads, one for a small dataset."""
+    def threads(wildcards):
+        return _job_resources(rule, wildcards)["threads"]
+    return threads
