@@ -38,6 +38,7 @@ include: "workflow/rules/trees.smk"
 include: "workflow/rules/structured.smk"
 include: "workflow/rules/ablations.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/scaling.smk"
 
 
 rule all:
