@@ -37,6 +37,7 @@ include: "workflow/rules/structured.smk"
 include: "workflow/rules/ablations.smk"
 include: "workflow/rules/foptimal.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/scaling.smk"
 
 
 rule all:

@@ -140,3 +140,15 @@ def test_mediamill_shape_generated_counts():
     counts = np.concatenate([ds.Y_train.sum(axis=1), ds.Y_test.sum(axis=1)])
     assert counts.max() <= 18
     assert (ds.Y_train.sum(axis=0) > 0).all()
+
+
+def test_table1_lists_a_synthetic_dataset_and_checks_its_counts(tmp_path):
+    from fmeasure.experiments.data import write_table1
+
+    ds = generate("toy-shape", SMALL)
+    table = write_table1([ds], {"toy-shape": SMALL}, tmp_path / "t1.csv", tmp_path / "t1.md")
+    row = table.set_index("dataset").loc["toy-shape"]
+    assert (row["n_train"], row["n_test"], row["m"], row["d"]) == (1500, 700, 20, 12)
+    assert "toy-shape" in (tmp_path / "t1.md").read_text()
+    with pytest.raises(D.DatasetError, match="toy-shape.*n_train=1500.*expects 1501"):
+        write_table1([ds], {"toy-shape": {**SMALL, "n_train": 1501}}, tmp_path / "t2.csv", tmp_path / "t2.md")

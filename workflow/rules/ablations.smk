@@ -34,10 +34,10 @@ rule ablations_run:
         "logs/ablations/{setting}_{dataset}.log",
     benchmark:
         "results/benchmarks/ablations/{setting}_{dataset}.tsv"
-    threads: config["ablations"]["threads"]
+    threads: get_threads("ablations_run")
     resources:
-        mem_mb=config["ablations"]["mem_mb"],
-        runtime=config["ablations"]["runtime_min"],
+        mem_mb=get_mem_mb("ablations_run"),
+        runtime=get_runtime("ablations_run"),
     conda:
         ENV
     script:

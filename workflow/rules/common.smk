@@ -211,3 +211,56 @@ def get_parametric_instances(wildcards=None):
     """Per-instance test scores of every (dataset, learner) of the parametric stage."""
     learners = as_list(config["parametric"]["learners"], "parametric.learners")
     return [f"results/parametric/{d}/{lrn}_instances.csv.gz" for d in DATASETS for lrn in learners]
+
+
+# ---- resources: memory, run time and threads sized from each dataset's counts
+# (formulas and coefficients: fmeasure.experiments.resources; a failed job retries with more).
+from fmeasure.experiments.resources import STAGES as RESOURCE_STAGES, dataset_counts, job_resources
+
+
+def _job_resources(rule, wildcards, attempt=1):
+    return job_resources(rule, dataset_counts(config, wildcards.dataset), attempt, config)
+
+
+def get_mem_mb(rule):
+    """``mem_mb`` of a job of ``rule``: grows with the dataset and with each retry."""
+    def mem_mb(wildcards, attempt):
+        return _job_resources(rule, wildcards, attempt)["mem_mb"]
+    return mem_mb
+
+
+def get_runtime(rule):
+    """``runtime`` (minutes) of a job of ``rule``: grows with the dataset and with each retry."""
+    def runtime(wildcards, attempt):
+        return _job_resources(rule, wildcards, attempt)["runtime"]
+    return runtime
+
+
+def get_threads(rule):
+    """Threads of a job of ``rule``: the stage's configured threads, one for a small dataset."""
+    def threads(wildcards):
+        return _job_resources(rule, wildcards)["threads"]
+    return threads
+
+
+# ---- scaling (not in the default run): one job per (learner, n, m) cell
+from fmeasure.experiments.scaling import cells as scaling_cells
+
+
+def get_scaling_cells(wildcards=None):
+    return [f"results/scaling/{lrn}_n{n}_m{m}.json" for lrn, n, m in scaling_cells(config["scaling"])]
+
+
+def _scaling_counts(wildcards):
+    cfg = config["scaling"]
+    return {"n_train": int(wildcards.n), "n_test": cfg["n_test"], "d": cfg["d"], "m": int(wildcards.m)}
+
+
+def get_scaling_mem_mb(wildcards, attempt):
+    """The largest per-dataset formula at the cell's shape (every learner family is in it)."""
+    return max(job_resources(r, _scaling_counts(wildcards), attempt)["mem_mb"] for r in RESOURCE_STAGES)
+
+
+def get_scaling_runtime(wildcards, attempt):
+    """The cell's time limit plus the generation of its data (minutes)."""
+    return int(config["scaling"]["timeout_s"] / 60 * 1.5 ** (attempt - 1)) + 5

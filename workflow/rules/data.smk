@@ -36,6 +36,9 @@ rule parse_dataset:
         "logs/data/parse_{dataset}.log",
     benchmark:
         "results/benchmarks/data/parse_{dataset}.tsv"
+    resources:
+        mem_mb=get_mem_mb("parse_dataset"),
+        runtime=get_runtime("parse_dataset"),
     conda:
         ENV
     script:

@@ -25,10 +25,10 @@ rule knn_run:
     params:
         knn=config["knn"],
         jaccard_empty=config["metrics"]["jaccard_empty"],
-    threads: config["knn"]["threads"]
+    threads: get_threads("knn_run")
     resources:
-        mem_mb=config["knn"]["mem_mb"],
-        runtime=config["knn"]["runtime_min"],
+        mem_mb=get_mem_mb("knn_run"),
+        runtime=get_runtime("knn_run"),
     log:
         "logs/knn/run_{dataset}.log",
     benchmark:

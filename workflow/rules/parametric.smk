@@ -24,10 +24,10 @@ rule parametric_fit_predict:
         instances="results/parametric/{dataset}/{learner}_instances.csv.gz",
     params:
         cfg=config["parametric"],
-    threads: config["parametric"]["threads"]
+    threads: get_threads("parametric_fit_predict")
     resources:
-        mem_mb=config["parametric"]["mem_mb"],
-        runtime=config["parametric"]["runtime_min"],
+        mem_mb=get_mem_mb("parametric_fit_predict"),
+        runtime=get_runtime("parametric_fit_predict"),
     log:
         "logs/parametric/{dataset}_{learner}.log",
     benchmark:

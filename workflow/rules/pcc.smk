@@ -35,10 +35,10 @@ rule pcc_fit:
         "logs/pcc/fit_{dataset}.log",
     benchmark:
         "results/benchmarks/pcc/fit_{dataset}.tsv"
-    threads: config["pcc"]["fit_threads"]
+    threads: get_threads("pcc_fit")
     resources:
-        mem_mb=config["pcc"]["mem_mb"],
-        runtime=config["pcc"]["runtime_min"],
+        mem_mb=get_mem_mb("pcc_fit"),
+        runtime=get_runtime("pcc_fit"),
     conda:
         ENV
     script:
@@ -60,7 +60,8 @@ rule pcc_table4_rows:
         "logs/pcc/table4_{dataset}.log",
     threads: 1
     resources:
-        mem_mb=config["pcc"]["mem_mb"],
+        mem_mb=get_mem_mb("pcc_table4_rows"),
+        runtime=get_runtime("pcc_table4_rows"),
     conda:
         ENV
     script:
@@ -79,7 +80,8 @@ rule pcc_curve:
         "logs/pcc/curve_{dataset}_{n_samples}.log",
     threads: 1
     resources:
-        mem_mb=config["pcc"]["mem_mb"],
+        mem_mb=get_mem_mb("pcc_curve"),
+        runtime=get_runtime("pcc_curve"),
     conda:
         ENV
     script:
@@ -98,7 +100,8 @@ rule pcc_exact:
         "logs/pcc/exact_{dataset}.log",
     threads: 1
     resources:
-        mem_mb=config["pcc"]["mem_mb"],
+        mem_mb=get_mem_mb("pcc_exact"),
+        runtime=get_runtime("pcc_exact"),
     conda:
         ENV
     script:

@@ -25,10 +25,10 @@ rule structured_rml:
         "results/structured/{dataset}/rml.csv",
     params:
         cfg=config["structured"],
-    threads: config["structured"]["threads"]
+    threads: get_threads("structured_rml")
     resources:
-        mem_mb=config["structured"]["mem_mb"],
-        runtime=config["structured"]["runtime_min"],
+        mem_mb=get_mem_mb("structured_rml"),
+        runtime=get_runtime("structured_rml"),
     log:
         "logs/structured/rml_{dataset}.log",
     benchmark:

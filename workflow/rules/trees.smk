@@ -24,10 +24,10 @@ rule trees_run:
         jaccard_empty=config["metrics"]["jaccard_empty"],
     wildcard_constraints:
         model="tree|bag|forest",
-    threads: config["trees"]["threads"]
+    threads: get_threads("trees_run")
     resources:
-        mem_mb=config["trees"]["mem_mb"],
-        runtime=config["trees"]["runtime_min"],
+        mem_mb=get_mem_mb("trees_run"),
+        runtime=get_runtime("trees_run"),
     log:
         "logs/trees/run_{dataset}/{model}.log",
     benchmark:

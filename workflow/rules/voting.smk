@@ -34,10 +34,10 @@ rule voting_fit:
         "results/voting/{dataset}/fit_{fit}.npz",
     params:
         cfg=config["voting"],
-    threads: config["voting"]["threads"]
+    threads: get_threads("voting_fit")
     resources:
-        mem_mb=config["voting"]["mem_mb"],
-        runtime=config["voting"]["runtime_min"],
+        mem_mb=get_mem_mb("voting_fit"),
+        runtime=get_runtime("voting_fit"),
     log:
         "logs/voting/fit_{dataset}_{fit}.log",
     benchmark:

@@ -43,6 +43,7 @@ STAGE_TITLES = {
     "trees": "F-measure decision trees and their bagging (Section 7.1.2, beyond the paper)",
     "ablations": "Ablations: alternative readings of the paper",
     "foptimal": "F-optimal predictions from scikit-learn models (FOptimalClassifier, beyond the paper)",
+    "scaling": "How the learners' cost grows with n and m (beyond the paper)",
 }
 
 #: Why a stage of the paper may be absent from the findings (stage -> reason) when it has no rule file.
@@ -346,6 +347,30 @@ def findings_markdown(f: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _scaling_section(tables: Path, out_dir: Path, sections: dict) -> list[str]:
+    """The scaling section, whenever ``snakemake scaling`` has written its table (it is not a stage
+    of the default run, so it is found by its file)."""
+    md = tables / "scaling.md"
+    if "scaling" in sections or not md.exists():
+        return []
+    lines = ['<a id="sec-scaling"></a>', "", f"## {STAGE_TITLES['scaling']}", ""]
+    text = md.read_text().rstrip()
+    if text.count("\n") > MAX_INLINE_LINES:
+        lines += [text.split("\n\n", 1)[0], "", f"(a long table: see [{md.name}]({os.path.relpath(md, out_dir)}))", ""]
+    else:
+        lines += [text, ""]
+    figure = tables.parent / "figures" / "scaling.png"
+    if figure.exists():
+        lines += [
+            f"![scaling]({os.path.relpath(figure, out_dir)})",
+            "",
+            "*Fit + predict seconds against n (left) and m (right), log-log; the legend gives each "
+            "learner's fitted exponent.*",
+            "",
+        ]
+    return lines + ["Method and choices: `docs/scaling.md`.", ""]
+
+
 def write_report(
     sections: dict,
     out_path,
@@ -466,6 +491,7 @@ def write_report(
             lines += ["### Analysis (generated from this run's tables)", ""] + analysis + [""]
         doc = f"docs/{stage}.md"
         lines += [f"Method and choices: `{doc}`.", ""]
+    lines += _scaling_section(tables, out_dir, sections)
     not_here = collected[collected.verdict.str.startswith("not run")].stage.unique()
     missing = [s for s in not_here if s not in sections]
     if missing:

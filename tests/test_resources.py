@@ -1,0 +1,106 @@
+"""Job resources sized from the data: never below a measured peak, growing with size and retries."""
+
+import csv
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+from _mirror import ROOT, TEST_DATA, snakemake_env
+
+from fmeasure import datasets as D
+from fmeasure.experiments.resources import STAGES, dataset_counts, job_resources
+
+CONFIG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+PEAKS = list(csv.DictReader((TEST_DATA / "resource_peaks.csv").open()))
+MEDIAMILL = {"n_train": 30993, "n_test": 12914, "d": 120, "m": 101}
+
+
+def test_resource_peaks_table_has_its_columns_and_known_rules():
+    assert PEAKS, "tests/data/resource_peaks.csv has no rows"
+    for row in PEAKS:
+        assert set(row) == {"rule", "dataset", "max_rss_mb", "runtime_s", "source"}
+        assert row["rule"] in STAGES, row["rule"]
+        assert row["dataset"] in CONFIG["catalog"], row["dataset"]
+        assert row["source"].strip(), row
+
+
+@pytest.mark.parametrize("row", PEAKS, ids=[f"{r['rule']}-{r['dataset']}" for r in PEAKS])
+def test_formula_is_at_least_the_measured_peak(row, tmp_path):
+    """Each measured job (max RSS, wall seconds) fits in what its formula asks on the first attempt."""
+    config = {**CONFIG, "data": {"dir": str(tmp_path)}}  # no sidecar: the catalog's counts
+    got = job_resources(row["rule"], dataset_counts(config, row["dataset"]), 1, CONFIG)
+    assert got["mem_mb"] >= float(row["max_rss_mb"]), (row, got)
+    assert got["runtime"] * 60 >= float(row["runtime_s"]), (row, got)
+
+
+@pytest.mark.parametrize("rule", sorted(STAGES))
+def test_resources_grow_with_every_count_and_with_each_attempt(rule):
+    base = job_resources(rule, MEDIAMILL)
+    for key in MEDIAMILL:
+        bigger = job_resources(rule, {**MEDIAMILL, key: 4 * MEDIAMILL[key]})
+        assert bigger["mem_mb"] >= base["mem_mb"] and bigger["runtime"] >= base["runtime"], key
+    assert job_resources(rule, {**MEDIAMILL, "n_train": 4 * MEDIAMILL["n_train"]})["mem_mb"] > base["mem_mb"]
+    second = job_resources(rule, MEDIAMILL, attempt=2)
+    assert second["mem_mb"] > base["mem_mb"] and second["runtime"] > base["runtime"]
+    tiny = job_resources(rule, {"n_train": 100, "n_test": 50, "d": 10, "m": 5})
+    assert tiny["mem_mb"] < base["mem_mb"] and tiny["threads"] == 1
+
+
+def test_config_numbers_override_the_formula_and_threads_cap():
+    config = {"knn": {"mem_mb": 123, "runtime_min": 7, "threads": 3}}
+    got = job_resources("knn_run", MEDIAMILL, 1, config)
+    assert got == {"mem_mb": 123, "runtime": 7, "threads": 3}
+    assert job_resources("knn_run", MEDIAMILL, 3, config)["mem_mb"] == round(123 * 1.5**2 + 0.5)
+
+
+def test_counts_come_from_the_sidecar_when_it_exists(tmp_path):
+    config = {**CONFIG, "data": {"dir": str(tmp_path)}}
+    assert dataset_counts(config, "scene") == {"n_train": 1211, "n_test": 1196, "m": 6, "d": 294}
+    assert dataset_counts(config, "mediamill-shape") == MEDIAMILL
+    ds = D.Dataset("scene", *(None,) * 4)
+    import numpy as np
+
+    ds.X_train, ds.X_test = np.zeros((10, 3)), np.zeros((4, 3))
+    ds.Y_train, ds.Y_test = np.zeros((10, 2), np.int8), np.zeros((4, 2), np.int8)
+    D.write_counts(ds, tmp_path / "parsed" / "scene.json")
+    assert {k: v for k, v in dataset_counts(config, "scene").items() if k in MEDIAMILL} == {
+        "n_train": 10,
+        "n_test": 4,
+        "d": 3,
+        "m": 2,
+    }
+
+
+def test_workflow_asks_the_formula_for_a_mediamill_sized_job(tmp_path):
+    """The rules' resources come from the get_* callables of common.smk (dry run, real engine)."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-n",
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "--configfile",
+            str(ROOT / "config" / "config.yaml"),
+            "--config",
+            "datasets=mediamill-shape",
+            "stages=data,knn",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=snakemake_env(),
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    text = out.stdout + out.stderr
+    for rule in ("parse_dataset", "knn_run"):
+        block = text[text.index(f"rule {rule}:") :]
+        block = block[: block.index("\n\n") if "\n\n" in block else len(block)]
+        want = job_resources(rule, MEDIAMILL, 1, CONFIG)
+        assert re.search(rf"\bmem_mb={want['mem_mb']}\b", block), block
+        assert re.search(rf"\bruntime={want['runtime']}\b", block), block
