@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+import pandas as pd
 
 from fmeasure import datasets
 from fmeasure.experiments.findings import bootstrap_cells
@@ -43,7 +44,7 @@ def main():
             table, inst = run_trees(ds, "bag", seed=s, return_instances=True, **kw, **sparse)
             for r in table.itertuples():
                 f.setdefault(r.method, []).append(r.f)
-            both = inst.assign(dataset=name)._append(rf, ignore_index=True)
+            both = pd.concat([inst, rf], ignore_index=True)
             cell = bootstrap_cells(both, "dataset", "f", sorted(set(inst.method)), ["RF MM"])
             se.append(float(cell.se.iloc[0]))
         for method, vals in f.items():
