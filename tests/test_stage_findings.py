@@ -4,6 +4,7 @@ Hand-made tables where each claim must come out confirmed, and the same tables c
 must come out contradicted.
 """
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -89,14 +90,18 @@ def test_voting_finding_follows_the_margin_over_the_best_of_lfp_and_gfm():
 
 
 def test_trees_finding_follows_the_margin_over_the_forests_majority():
-    def table(bag):
+    rng = np.random.default_rng(0)
+    rf = rng.choice([0.0, 50.0, 100.0], 400)
+
+    def instances(shift):
+        # the bag's F per instance: the forest's plus noise (SE of the mean difference ~ 0.5 points)
+        bag = rf + shift + rng.normal(0, 10, rf.size)
+        rows = [("F-bag pooled", bag), ("F-bag vote", bag - 1), ("RF MM", rf)]
         return pd.DataFrame(
-            [
-                {"dataset": "yeast", "method": m, "f": f}
-                for m, f in [("F-bag pooled", bag), ("F-bag vote", bag - 1), ("RF MM", 60.0)]
-            ]
+            [{"dataset": "yeast", "method": m, "instance": i, "f": v} for m, f in rows for i, v in enumerate(f)]
         )
 
-    assert trees.run_findings(table(65.0))[0]["verdict"] == "confirmed"
-    assert trees.run_findings(table(58.0))[0]["verdict"] == "contradicted"
-    assert trees.run_findings(table(60.5))[0]["verdict"] == "not confirmed"  # within 2 SE
+    up, down, tie = (trees.run_findings([instances(s)])[0] for s in (5.0, -5.0, 0.0))
+    assert up["verdict"] == "confirmed" and down["verdict"] == "contradicted" and tie["verdict"] == "not confirmed"
+    # margin = best bag mean - forest mean; SE = the paired bootstrap's (about 10 / sqrt(400) points)
+    assert up["margin"] == pytest.approx(5.0, abs=1.5) and 0.3 < up["se"] < 0.8

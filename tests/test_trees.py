@@ -271,3 +271,29 @@ def test_trees_bound_pruning_keeps_the_exact_search(monkeypatch):
     np.testing.assert_array_equal(pruned.threshold_, full.threshold_)
     np.testing.assert_array_equal(pruned.value_, full.value_)
     assert len(full.feature_) > 5
+
+
+def test_trees_root_split_with_skipped_candidates_maximises_q_by_brute_force(monkeypatch):
+    # a node with many candidates: the bounds leave some unscored, and the split is still the best
+    import fmeasure.learners.trees.splitter as splitter
+
+    rng = np.random.default_rng(13)
+    n, d, m = 160, 2, 4
+    X = np.round(rng.random((n, d)), 2)
+    Y = (rng.random((n, m)) < 0.35).astype(np.int8)
+    Y[X[:, 1] > 0.7, 0] = 1
+    scored = []
+    original = splitter.gfm_values
+    monkeypatch.setattr(splitter, "gfm_values", lambda C, *a: scored.append(len(C)) or original(C, *a))
+    tree = FMeasureTree(max_depth=1, max_bins=None, min_gain=-1.0).fit(X, Y)
+    best, n_cand = -1.0, 0
+    for j in range(d):
+        v = np.unique(X[:, j])
+        for t in (v[:-1] + v[1:]) / 2:
+            L = X[:, j] <= t
+            n_cand += 1
+            best = max(best, (L.sum() * _best_mean_f(Y[L]) + (~L).sum() * _best_mean_f(Y[~L])) / n)
+    assert sum(scored) < 2 * n_cand  # some candidates were never scored
+    L = X[:, tree.feature_[0]] <= tree.threshold_[0]
+    q_tree = (L.sum() * _best_mean_f(Y[L]) + (~L).sum() * _best_mean_f(Y[~L])) / n
+    assert q_tree == pytest.approx(best, abs=1e-12)

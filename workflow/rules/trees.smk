@@ -18,7 +18,8 @@ rule trees_run:
     input:
         get_parsed,
     output:
-        "results/trees/{dataset}/{model}.csv",
+        table="results/trees/{dataset}/{model}.csv",
+        instances="results/trees/{dataset}/{model}_instances.csv.gz",
     params:
         trees=config["trees"],
         jaccard_empty=config["metrics"]["jaccard_empty"],
@@ -63,9 +64,15 @@ rule trees_all:
 
 rule trees_findings:
     input:
-        "results/tables/ftrees.csv",
+        instances=expand(
+            "results/trees/{dataset}/{model}_instances.csv.gz", dataset=DATASETS, model=config["trees"]["models"]
+        ),
     output:
         "results/findings/trees.csv",
+    params:
+        z=config["report"]["z"],
+        n_boot=config["report"]["n_boot"],
+        seed=config["report"]["seed"],
     log:
         "logs/trees/findings.log",
     conda:

@@ -7,7 +7,7 @@ from fmeasure.io import atomic_output, script_logging
 log = script_logging(snakemake)  # noqa: F821
 cfg = snakemake.params.trees  # noqa: F821
 ds = datasets.load(snakemake.input[0])  # noqa: F821
-result = run_trees(
+result, instances = run_trees(
     ds,
     snakemake.wildcards.model,  # noqa: F821
     n_estimators=cfg["n_estimators"],
@@ -22,7 +22,10 @@ result = run_trees(
     seed=cfg["seed"],
     n_jobs=snakemake.threads,  # noqa: F821
     jaccard_empty=snakemake.params.jaccard_empty,  # noqa: F821
+    return_instances=True,
 )
-with atomic_output(snakemake.output[0]) as tmp:  # noqa: F821
+with atomic_output(snakemake.output.table) as tmp:  # noqa: F821
     result.to_csv(tmp, index=False)
+with atomic_output(snakemake.output.instances) as tmp:  # noqa: F821
+    instances.to_csv(tmp, index=False, float_format="%.6g", compression="gzip")
 log.info("%s %s: %d rows", ds.name, snakemake.wildcards.model, len(result))  # noqa: F821

@@ -27,10 +27,12 @@ import pandas as pd
 import scipy.sparse as sp
 
 from fmeasure import metrics
+from fmeasure.experiments.findings import instance_scores
 from fmeasure.learners.trees import BaggedFMeasureTrees, FMeasureTree, pooled_leaf_gfm
+from fmeasure.metrics import MEASURES
 from fmeasure.tables import best_mask, write_table
 
-__all__ = ["run_findings", "COLUMNS", "MODELS", "run_trees", "write_trees_table"]
+__all__ = ["run_findings", "COLUMNS", "INSTANCE_COLUMNS", "MODELS", "run_trees", "write_trees_table"]
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +44,8 @@ MODELS = {
 }
 #: Columns of ftrees.csv (measures in %).
 COLUMNS = ["dataset", "method", "hamming", "subset01", "f", "jaccard", "train_time_s", "inference_time_s"]
+#: Columns of the per-instance test scores (``<model>_instances.csv.gz``, measures in %).
+INSTANCE_COLUMNS = ["dataset", "method", "instance", *MEASURES]
 _DIRECTIONS = {"hamming": "min", "subset01": "min", "f": "max", "jaccard": "max"}
 
 
@@ -88,6 +92,7 @@ def run_trees(
     seed=0,
     n_jobs=1,
     jaccard_empty=1.0,
+    return_instances=False,
 ):
     """Fit one model family on ``ds``'s training set and score every prediction on its test set.
 
@@ -114,12 +119,18 @@ def run_trees(
         Trees fitted in parallel (bag and forest).
     jaccard_empty : float
         Jaccard index of an empty prediction for an empty label set.
+    return_instances : bool
+        Also return every test instance's scores (for the paired bootstrap of the findings).
 
     Returns
     -------
     DataFrame with :data:`COLUMNS`: measures in %, ``train_time_s`` (fit; for the forest's GFM
     row also locating the training examples' leaves) and ``inference_time_s`` (predicting the
-    test set), both measured in-process.
+    test set), both measured in-process. With ``return_instances=True``, a pair
+    ``(table, instances)`` with :data:`INSTANCE_COLUMNS`.
+
+    The F-trees' CPU time per phase (split search, the nodes' GFM, whole fits) and the
+    prediction times are logged.
 
     Examples
     --------
@@ -144,7 +155,9 @@ def run_trees(
         )
         H, t_inf = _timed(lambda: est.predict(Xte))
         logger.info("%s F-tree: %d nodes, depth %d", ds.name, len(est.feature_), est.depth_.max())
+        _log_phases(ds.name, "F-tree", est.timings_)
         rows.append(_row(ds, "F-tree", H, t_fit, t_inf, jaccard_empty))
+        preds = {"F-tree": H}
     elif model == "bag":
         est, t_fit = _timed(
             lambda: BaggedFMeasureTrees(
@@ -158,9 +171,12 @@ def run_trees(
                 **shared,
             ).fit(Xtr, Ytr)
         )
+        _log_phases(ds.name, "F-bag", est.timings_)
+        preds = {}
         for how in predictions:
             H, t_inf = _timed(lambda: est.predict(Xte, prediction=how))
             rows.append(_row(ds, f"F-bag {how}", H, t_fit, t_inf, jaccard_empty))
+            preds[f"F-bag {how}"] = H
     else:
         from sklearn.ensemble import RandomForestClassifier
 
@@ -175,9 +191,11 @@ def run_trees(
         forest, t_fit = _timed(lambda: forest.fit(Xtr, Ytr))
         H, t_inf = _timed(lambda: forest.predict(Xte))
         rows.append(_row(ds, "RF MM", H.astype(np.int8), t_fit, t_inf, jaccard_empty))
+        preds = {"RF MM": H.astype(np.int8)}
         train_leaves, t_leaves = _timed(lambda: forest.apply(Xtr))
         H, t_inf = _timed(lambda: pooled_leaf_gfm(train_leaves, forest.apply(Xte), Ytr)[0])
         rows.append(_row(ds, "RF pooled GFM", H, t_fit + t_leaves, t_inf, jaccard_empty))
+        preds["RF pooled GFM"] = H
     for r in rows:
         logger.info(
             "%s %s: F=%.2f%% fit %.2f s, inference %.2f s",
@@ -187,7 +205,26 @@ def run_trees(
             r["train_time_s"],
             r["inference_time_s"],
         )
-    return pd.DataFrame(rows, columns=COLUMNS)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    if not return_instances:
+        return table
+    Y = np.asarray(ds.Y_test)
+    inst = [
+        instance_scores(Y, np.asarray(H), jaccard_empty=jaccard_empty).assign(dataset=ds.name, method=method)
+        for method, H in preds.items()
+    ]
+    return table, pd.concat(inst, ignore_index=True)[INSTANCE_COLUMNS]
+
+
+def _log_phases(name, model, timings):
+    logger.info(
+        "%s %s CPU: split search %.1f s, nodes' GFM %.1f s, whole fit %.1f s",
+        name,
+        model,
+        timings["split_search_s"],
+        timings["leaf_gfm_s"],
+        timings["fit_s"],
+    )
 
 
 def write_trees_table(results, csv_path, md_path, *, caption):
@@ -219,30 +256,28 @@ def write_trees_table(results, csv_path, md_path, *, caption):
     return df
 
 
-def run_findings(ftrees, *, link: str = "#sec-trees") -> list[dict]:
+def run_findings(
+    instances, *, z: float = 2.0, n_boot: int = 1000, seed: int = 0, link: str = "#sec-trees"
+) -> list[dict]:
     """Section 7.1.2 (no numbers in the paper): GFM in the leaves of F-measure trees against the
     per-label majority of an ordinary forest, in points of test F.
 
-    Margin = best F-bag row - RF MM, the smallest over the datasets (one split each, SE taken as
-    :data:`~fmeasure.experiments.findings.SINGLE_SPLIT_SE`).
-    """
-    from fmeasure.experiments.findings import SINGLE_SPLIT_NOTE, SINGLE_SPLIT_SE, finding, paper_claims, verdict
+    One cell per dataset: margin = best F-bag row - RF MM, with its paired bootstrap SE over the
+    test instances (:func:`~fmeasure.experiments.findings.bootstrap_cells`); the cells combine as
+    in :func:`~fmeasure.experiments.findings.combine`.
 
-    t = pd.read_csv(ftrees) if not isinstance(ftrees, pd.DataFrame) else ftrees
-    cat = paper_claims().set_index("claim_id")
-    margins = []
-    for d, g in t.groupby("dataset", sort=False):
-        f = g.set_index("method")["f"]
-        bags = [m for m in f.index if m.startswith("F-bag")]
-        if bags and "RF MM" in f.index:
-            margins.append((d, float(max(f[b] for b in bags) - f["RF MM"])))
-    claim, section = cat.loc["trees", "claim"], cat.loc["trees", "section"]
-    if not margins:
-        return [finding("trees", claim, section, "not run (no bag and forest rows)", link=link)]
-    d, m = min(margins, key=lambda x: x[1])
-    ev = (
-        "beyond the paper: best F-bag - random forest's per-label majority: "
-        + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins)
-        + SINGLE_SPLIT_NOTE
-    )
-    return [finding("trees", claim, section, verdict(m, SINGLE_SPLIT_SE), m, SINGLE_SPLIT_SE, ev, link)]
+    Parameters
+    ----------
+    instances : list of path or DataFrame
+        Per-instance test scores of the jobs (:data:`INSTANCE_COLUMNS`).
+    z, n_boot, seed
+        Verdict threshold in SEs, bootstrap resamples and their seed.
+    """
+    from fmeasure.experiments.findings import bootstrap_cells, cells_finding
+
+    parts = [p if isinstance(p, pd.DataFrame) else pd.read_csv(p) for p in instances]
+    inst = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=INSTANCE_COLUMNS)
+    bags = sorted(m for m in inst["method"].unique() if str(m).startswith("F-bag"))
+    cells = bootstrap_cells(inst, "dataset", "f", bags or ["F-bag"], ["RF MM"], n_boot=n_boot, seed=seed)
+    what = "beyond the paper: best F-bag - random forest's per-label majority, F (paired bootstrap over test instances)"
+    return [cells_finding("trees", cells, z=z, link=link, what=what, none_reason="no bag and forest rows")]

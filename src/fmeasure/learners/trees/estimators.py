@@ -13,8 +13,8 @@ then the lowest threshold; GFM's own tie rules decide leaf predictions.
 
 Time and memory. A node N costs its histogram, O(nnz(X_N) s_bar) for mean label count s_bar,
 plus one batched GFM of O(r^2 (S + log r)) per scored candidate threshold and side (r labels and
-counts up to S occurring in N); the bounds of :mod:`.splitter` leave most candidates of large
-nodes unscored. Every node's GFM prediction is computed after the tree is grown, in one batch.
+counts up to S occurring in N); the bounds of :mod:`.splitter` leave candidates of large
+nodes unscored only where they provably cannot win. Every node's GFM prediction is computed after the tree is grown, in one batch.
 Memory grows as n d (the bin codes) plus the dense histogram block of one node (bounded by
 ``splitter.BLOCK_BYTES``).
 """
