@@ -7,7 +7,9 @@ the shape's labels/features and an intercept giving a realistic label density. P
   Python over instances and labels, the usual way of writing ancestral sampling);
 * sampling + estimation (Delta, P(y=0)) + GFM: ours vs the per-instance loop followed by per-instance
   estimation and GFM calls;
-* JM: our level-wise exact search vs a per-instance uniform-cost search (priority queue).
+* JM: our level-wise exact search vs a per-instance uniform-cost search (priority queue);
+* with ``--curve``: one run of a Figure 5 point, FM and GFM from one shared draw of samples (ours)
+  vs one draw per method (the previous protocol), in CPU seconds.
 
 The naive reference runs on the first ``--naive-instances`` instances and is scaled to the full
 set (said in the output). Timings on a shared machine are noisy; the ratios are the point.
@@ -17,6 +19,7 @@ Usage::
     PYTHONPATH=src python benchmarks/bench_pcc.py            # yeast, enron, mediamill shapes
     PYTHONPATH=src python benchmarks/bench_pcc.py --cases yeast --n-samples 1000
     PYTHONPATH=src python benchmarks/bench_pcc.py --chain results/pcc/yeast/chain.pkl --data data/parsed/yeast.npz
+    PYTHONPATH=src python benchmarks/bench_pcc.py --cases mediamill --curve --n-samples 200 --max-instances 500
 """
 
 from __future__ import annotations
@@ -105,6 +108,23 @@ def run_case(name, chain, X, n_samples, naive_n, with_jm, max_instances=None):
         print(f"{step:32s} {ours:10.3f} {naive:10.3f} {naive / ours:8.1f} {1e6 * ours / full:13.1f}")
 
 
+def run_curve_case(name, chain, X, n_samples, max_instances=None):
+    """CPU seconds of one Figure 5 run: FM and GFM from one draw vs one draw per method."""
+    if max_instances:
+        X = X[:max_instances]
+    c0 = time.process_time()
+    shared = chain.predict_from_samples(X, ("fm", "gfm"), n_samples=n_samples, random_state=0)
+    t_new = time.process_time() - c0
+    c0 = time.process_time()
+    apart = {k: chain.predict_from_samples(X, (k,), n_samples=n_samples, random_state=0)[k] for k in ("fm", "gfm")}
+    t_old = time.process_time() - c0
+    same = all(np.array_equal(shared[k], apart[k]) for k in apart)
+    print(
+        f"\n{name}: Figure 5 run on {X.shape[0]} instances, {n_samples} samples: shared draw {t_new:.2f} s CPU, "
+        f"one draw per method {t_old:.2f} s CPU, ratio {t_old / t_new:.2f}, same predictions: {same}"
+    )
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
@@ -122,6 +142,7 @@ def main(argv=None):
         help="run ours on at most this many instances too (times scaled to the full set, said in the output)",
     )
     ap.add_argument("--no-jm", action="store_true")
+    ap.add_argument("--curve", action="store_true", help="benchmark a Figure 5 run instead (CPU seconds)")
     ap.add_argument("--chain", help="a fitted chain (pickle from the pipeline) instead of synthetic ones")
     ap.add_argument("--data", help="parsed dataset (.npz) whose test set goes with --chain")
     args = ap.parse_args(argv)
@@ -132,6 +153,9 @@ def main(argv=None):
         if not args.data:
             ap.error("--chain needs --data")
         ds = datasets.load(args.data)
+        if args.curve:
+            run_curve_case(ds.name, load_chain(args.chain), ds.X_test, args.n_samples, args.max_instances)
+            return
         run_case(
             ds.name,
             load_chain(args.chain),
@@ -145,6 +169,9 @@ def main(argv=None):
     for name in args.cases:
         n, d, m, offset = CASES[name]
         chain, X = synthetic_chain(n, d, m, offset)
+        if args.curve:
+            run_curve_case(f"{name}-shaped (synthetic chain)", chain, X, args.n_samples, args.max_instances)
+            continue
         run_case(
             f"{name}-shaped (synthetic chain)",
             chain,
