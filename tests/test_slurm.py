@@ -68,7 +68,7 @@ def _skip_reason() -> str | None:
 
 
 needs_cluster = pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_reason()))
-pytestmark = pytest.mark.timeout(3 * RUN_TIMEOUT)
+pytestmark = [pytest.mark.timeout(3 * RUN_TIMEOUT), pytest.mark.e2e, pytest.mark.slurm]
 
 
 def test_slurm_profile_is_accepted_by_snakemake_and_plugin():

@@ -8,6 +8,7 @@ import pytest
 
 from fmeasure import theory as T
 from fmeasure.theory import lp as L
+from fmeasure.theory.constructions import all_label_vectors
 
 
 def test_f_utility_matrix_hand():
@@ -102,3 +103,28 @@ def test_bad_input_raises_value_error():
         L.worst_case(0, "subset")
     with pytest.raises(ValueError, match="top-k"):
         L.full_lp([1, 0, 0], [0, 1, 0], "threshold")
+
+
+def test_threshold_reused_model_matches_solves_from_scratch():
+    """The model whose objective is replaced pair by pair gives each pair's plain linprog value."""
+    m = 4
+    Y = all_label_vectors(m)
+    T = L._threshold_candidates(m)
+    FT = L.f_utility_matrix(Y, T)
+    for k in range(m + 1):
+        model = L._ObjectiveLP(L._threshold_constraints(Y, FT, k, 0.0)[0])
+        for r in range(len(Y)):
+            fresh, _ = L.full_lp(Y[r], T[k], "threshold", 0.0, Y=Y, U=FT)
+            reused = model.solve(L.f_utility_matrix(Y, Y[r][None])[:, 0] - FT[:, k])
+            assert (fresh is None) == (reused is None)
+            if fresh is not None:
+                assert reused == pytest.approx(fresh, abs=1e-9)
+
+
+def test_threshold_without_highs_binding_gives_same_worst_case(monkeypatch):
+    """Every LP solved by linprog from scratch (no HiGHS binding) finds the same pair and value."""
+    fast = L.worst_case_threshold(5)
+    monkeypatch.setattr(L, "_highs", None)
+    slow = L.worst_case_threshold(5)
+    assert slow.value == pytest.approx(fast.value, abs=1e-12)
+    assert (slow.h == fast.h).all() and (slow.h_L == fast.h_L).all() and slow.n_lps == fast.n_lps

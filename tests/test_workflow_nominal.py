@@ -9,7 +9,10 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 from _mirror import ROOT, snakemake_env
+
+pytestmark = pytest.mark.e2e  # runs the Snakemake engine
 
 
 def test_flags_and_genbase_run_through_every_dataset_stage(tmp_path):

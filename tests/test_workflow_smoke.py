@@ -24,6 +24,8 @@ from _mirror import ROOT, TEST_DATA, snakemake_env
 from fmeasure.experiments.findings import paper_claims
 from fmeasure.experiments.report import markdown_to_html, stale_numbers
 
+pytestmark = pytest.mark.e2e  # runs the Snakemake engine
+
 MIRROR = str(TEST_DATA)
 
 

@@ -25,7 +25,12 @@ class, so averaging an optimal P over them gives an optimal P that is uniform on
 the orbit LP (one variable per (s_A, s_B, s_C, s_D)) is therefore exact and tiny
 (:func:`orbit_lp`). For thresholding the label order breaks this symmetry: the LP runs on all
 2^m vectors and every (k, h) pair, pruned by the bound max_y F(y,h) - F(y,h_L)
-(:func:`worst_case_threshold`).
+(:func:`worst_case_threshold`). The constraints of a pair depend on k alone, so the LPs of one k
+differ only in their objective: each k keeps one HiGHS model whose objective is replaced pair by
+pair, and the dual simplex starts from the previous optimal basis (a few pivots instead of a
+solve from scratch). The best pair is then re-solved from scratch (:func:`full_lp`), so the
+reported supremum and distribution are those of the plain solve. Time grows as (m+1) 2^m LPs of
+2^m variables and 2m rows each; memory as 4^m (the F matrix of every (y, h)).
 
 Every maximizing distribution is re-solved with eps > 0 and checked with the inference core:
 the surrogate's prediction (``inference.marginal_modes``, ``joint_mode``,
@@ -44,11 +49,17 @@ from math import comb
 import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
+from scipy.sparse import csc_matrix
 
 from fmeasure import inference, metrics
 from fmeasure.io import progress
 from fmeasure.theory import SURROGATES
 from fmeasure.theory.constructions import all_label_vectors, as_string, marginals
+
+try:  # the HiGHS binding shipped inside scipy (>= 1.15): models whose objective can be replaced
+    from scipy.optimize._highspy import _core as _highs
+except ImportError:  # pragma: no cover - older scipy: every LP is solved from scratch by linprog
+    _highs = None
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +118,48 @@ def _linprog_max(c, A_ub, b_ub):
         return None, None
     x = np.clip(res.x, 0.0, None)
     return float(-res.fun), x / x.sum()
+
+
+class _ObjectiveLP:
+    """max c @ x subject to A_ub x <= 0, sum x = 1, x >= 0, for one A_ub and many objectives c.
+
+    One HiGHS model is kept; :meth:`solve` replaces its objective and re-runs the dual simplex from
+    the previous optimal basis. Without scipy's HiGHS binding every call is a plain
+    :func:`_linprog_max`. Values agree with a solve from scratch to the solver's tolerance.
+    """
+
+    def __init__(self, A_ub):
+        self.A = np.asarray(A_ub, float)
+        n_row, self.n = self.A.shape
+        self.model = None
+        if _highs is None:
+            return
+        inf = _highs.kHighsInf
+        lp = _highs.HighsLp()
+        lp.num_col_, lp.num_row_ = self.n, n_row + 1
+        lp.col_cost_ = np.zeros(self.n)
+        lp.col_lower_, lp.col_upper_ = np.zeros(self.n), np.full(self.n, inf)
+        lp.row_lower_ = np.r_[np.full(n_row, -inf), 1.0]
+        lp.row_upper_ = np.r_[np.zeros(n_row), 1.0]
+        M = csc_matrix(np.vstack([self.A, np.ones(self.n)]))
+        lp.a_matrix_.format_ = _highs.MatrixFormat.kColwise
+        lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = self.n, n_row + 1
+        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = M.indptr, M.indices, M.data
+        lp.sense_ = _highs.ObjSense.kMaximize
+        self.model = _highs._Highs()
+        self.model.setOptionValue("output_flag", False)
+        self.model.passModel(lp)
+        self.cols = np.arange(self.n, dtype=np.int32)
+
+    def solve(self, c):
+        """The optimal value, or None if the LP is infeasible."""
+        if self.model is None:
+            return _linprog_max(c, self.A, np.zeros(len(self.A)))[0]
+        self.model.changeColsCost(self.n, self.cols, np.asarray(c, float))
+        self.model.run()
+        if self.model.getModelStatus() != _highs.HighsModelStatus.kOptimal:
+            return None
+        return float(self.model.getInfo().objective_function_value)
 
 
 # --------------------------------------------------------------------------------------
@@ -214,6 +267,20 @@ def _threshold_candidates(m):
     return T
 
 
+def _threshold_constraints(Y, FT, k, margin):
+    """Rows and right-hand sides of "labels sorted by marginal, top-k beats every other top-j"."""
+    m = Y.shape[1]
+    rows, rhs = [], []
+    for i in range(m - 1):  # p_{i+1} - p_i <= -margin
+        rows.append((Y[:, i + 1] - Y[:, i]).astype(float))
+        rhs.append(-margin)
+    for j in range(m + 1):
+        if j != k:  # E F(T_j) - E F(T_k) <= -margin
+            rows.append(FT[:, j] - FT[:, k])
+            rhs.append(-margin)
+    return rows, rhs
+
+
 def full_lp(h, h_L, surrogate, margin=0.0, Y=None, U=None):
     """Worst-case regret LP for a fixed pair (h, h_L) over all 2^m label vectors.
 
@@ -257,13 +324,7 @@ def full_lp(h, h_L, surrogate, margin=0.0, Y=None, U=None):
         if not (h_L == T[k]).all():
             raise ValueError(f"for thresholding h_L must be a top-k vector, got {as_string(h_L)}")
         FT = f_utility_matrix(Y, T) if U is None else U
-        for i in range(m - 1):  # p_{i+1} - p_i <= -margin
-            rows.append((Y[:, i + 1] - Y[:, i]).astype(float))
-            rhs.append(-margin)
-        for j in range(m + 1):
-            if j != k:  # E F(T_j) - E F(T_k) <= -margin
-                rows.append(FT[:, j] - FT[:, k])
-                rhs.append(-margin)
+        rows, rhs = _threshold_constraints(Y, FT, k, margin)
         eta = f_utility_matrix(Y, h[None])[:, 0] - FT[:, k]
     return _linprog_max(eta, np.array(rows), np.array(rhs))
 
@@ -384,19 +445,26 @@ def worst_case_threshold(m, witness_margin=1e-6, prune=True):
             if not (Y[r] == T[k]).all():
                 pairs.append((ub[r], k, r))
     pairs.sort(key=lambda t: -t[0])
-    best = (0.0, 0, int(np.flatnonzero((Y == T[0]).all(1))[0]), None)
+    best = (0.0, 0, int(np.flatnonzero((Y == T[0]).all(1))[0]), False)
+    models = {}  # k -> the LP of every pair (., T_k): the same constraints, one objective per h
     n = 0
     for ub, k, r in progress(
         pairs, desc=f"threshold m={m}: candidate pairs examined (most are pruned)", logger=log, every=10.0
     ):
         if prune and ub <= best[0] + 1e-12:
             break  # sorted: no later pair can do better
-        value, x = full_lp(Y[r], T[k], "threshold", 0.0, Y=Y, U=FT)
+        if k not in models:
+            models[k] = _ObjectiveLP(_threshold_constraints(Y, FT, k, 0.0)[0])
+        value = models[k].solve(FH[:, r] - FT[:, k])
         n += 1
         if value is not None and value > best[0] + 1e-10:
-            best = (value, k, r, x)
-    value, k, r, x = best
+            best = (value, k, r, True)
+    value, k, r, found = best
+    x = None
+    if found:  # the best pair solved from scratch: its value and maximizing distribution
+        value, x = full_lp(Y[r], T[k], "threshold", 0.0, Y=Y, U=FT)
     if x is None:  # regret 0 everywhere: report the trivial distribution
+        value = 0.0
         x = np.zeros(len(Y))
         x[0] = 1.0
     keep = x > 1e-12
