@@ -35,6 +35,7 @@ include: "workflow/rules/voting.smk"
 include: "workflow/rules/trees.smk"
 include: "workflow/rules/structured.smk"
 include: "workflow/rules/ablations.smk"
+include: "workflow/rules/peers.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -42,6 +42,7 @@ STAGE_TITLES = {
     "voting": "The JRS 2012 voting ensemble (Table 7)",
     "trees": "F-measure decision trees and their bagging (Section 7.1.2, beyond the paper)",
     "ablations": "Ablations: alternative readings of the paper",
+    "peers": "Public F-maximizers beside ours (beyond the paper)",
 }
 
 #: Why a stage of the paper may be absent from the findings (stage -> reason) when it has no rule file.
