@@ -137,5 +137,3 @@ def test_lint_is_clean(tmp_path):
     out = _snakemake("--lint", cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Congratulations" in out.stdout + out.stderr
-
-
