@@ -184,3 +184,14 @@ def test_build_env_reuses_and_fails_cleanly(tmp_path):
     with pytest.raises(RuntimeError, match=r"bad\.txt: pip install failed"):
         peers.build_env(bad, tmp_path / "env2")
     assert not (tmp_path / "env2").exists() and not (tmp_path / "env2.partial").exists()
+
+
+def test_exactness_table_hand_row_and_efp_rows(tmp_path):
+    cfg = {"Cs": [1.0], "cv": 2, "seed": 1}
+    row = peers.run_exactness(_toy(constant=False, n=150), cfg)
+    assert row["cap"] == 3 and 0 <= row["n_wrong"] <= row["n"] == 50
+    assert row["mean_loss"] >= 0 and row["max_loss"] >= 0
+    t = peers.write_exactness([row], tmp_path / "e.csv", tmp_path / "e.md")
+    hand = t.iloc[0]
+    assert hand.dataset == "by hand" and hand.n_wrong == 1 and hand.max_loss == pytest.approx(15.0)
+    assert "by hand" in (tmp_path / "e.md").read_text()

@@ -9,9 +9,12 @@ STAGE_TARGETS["peers"] = [
     "results/figures/peers.png",
     "results/figures/peers.pdf",
     "results/findings/peers.csv",
+    "results/tables/peers_exactness.csv",
+    "results/tables/peers_exactness.md",
 ]
 
 localrules:
+    peers_exactness_table,
     peers_table,
     peers_findings,
     peers_all,
@@ -109,3 +112,35 @@ rule peers_findings:
 rule peers_all:
     input:
         STAGE_TARGETS["peers"],
+
+
+rule peers_exactness:
+    input:
+        get_parsed,
+    output:
+        "results/peers/{dataset}/exactness.json",
+    params:
+        parametric=config["parametric"],
+    threads: config["parametric"]["threads"]
+    log:
+        "logs/peers/exactness_{dataset}.log",
+    benchmark:
+        "results/benchmarks/peers/exactness_{dataset}.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/peers_exactness.py"
+
+
+rule peers_exactness_table:
+    input:
+        expand("results/peers/{dataset}/exactness.json", dataset=DATASETS),
+    output:
+        csv=captioned("results/tables/peers_exactness.csv", "peers_exactness.rst", "Peers (beyond the paper)"),
+        md="results/tables/peers_exactness.md",
+    log:
+        "logs/peers/exactness_table.log",
+    conda:
+        ENV
+    script:
+        "../scripts/peers_exactness_table.py"
