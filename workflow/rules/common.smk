@@ -230,8 +230,8 @@ PEER_ADAPTER = os.path.join(workflow.basedir, "workflow", "scripts", "peers_adap
 
 
 def get_peer_requirements(wildcards):
-    """The pinned requirements file of a peer that has its own environment."""
-    return PEERS_CFG["peers"][wildcards.peer]["env"]
+    """The pinned requirements file of a peer that has its own environment (relative: to the repository)."""
+    return os.path.join(workflow.basedir, PEERS_CFG["peers"][wildcards.peer]["env"])
 
 
 def get_peer_prefix(wildcards):
