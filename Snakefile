@@ -36,6 +36,7 @@ include: "workflow/rules/trees.smk"
 include: "workflow/rules/structured.smk"
 include: "workflow/rules/ablations.smk"
 include: "workflow/rules/foptimal.smk"
+include: "workflow/rules/peers.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/scaling.smk"
 

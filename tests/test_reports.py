@@ -54,7 +54,8 @@ def test_write_report_findings_first_then_sections(tmp_path):
     assert "- dataset 'x': missing" in text
     assert text.index("## Findings") < text.index("## Datasets (Table 1)") < text.index("## Instance-based")
     rows = [ln for ln in text.split("## Findings")[1].split("\n## ")[0].splitlines() if ln.startswith("| [")]
-    assert len(rows) == len(F.paper_claims()) == len(collected)  # one row per claim of the paper
+    paper = F.paper_claims().query("kind != 'beyond'")
+    assert len(rows) == len(paper) == len(collected)  # one row per claim of the paper
     assert "| **contradicted** | -1.50 | 0.25 | scene l=10 |" in text
     assert "not run (stage not part of this workflow)" in text
     assert "Caption of big." in text and "see [big.md](tables/big.md)" in text and "| x |" not in text

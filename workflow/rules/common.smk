@@ -40,20 +40,31 @@ def captioned(path, caption, category):
     return report(path, caption=f"../report/{caption}", category=category)
 
 
+#: Stages with their own target, outside the default run: the report shows them once they have run.
+OWN_TARGET_STAGES = ("peers",)
+
+
 def get_all_targets():
     """Final outputs of the enabled stages, plus the assembled report."""
     targets = [t for stage in STAGES for t in STAGE_TARGETS.get(stage, [])]
     return targets + ["results/report.md", "results/findings.csv"]
 
 
+def get_report_stages():
+    """The enabled stages, then the stages run by their own target whose outputs all exist."""
+    extra = [s for s in OWN_TARGET_STAGES if s not in STAGES and STAGE_TARGETS.get(s)
+             and all(os.path.exists(t) for t in STAGE_TARGETS[s])]
+    return list(STAGES) + extra
+
+
 def get_report_inputs():
-    """Everything the report assembles: the enabled stages' tables and figures."""
-    return [t for stage in STAGES for t in STAGE_TARGETS.get(stage, [])]
+    """Everything the report assembles: the reported stages' tables and figures."""
+    return [t for stage in get_report_stages() for t in STAGE_TARGETS.get(stage, [])]
 
 
 def get_report_sections():
     """Stage -> its outputs, in the order of `stages`, for the assembled report."""
-    return {stage: STAGE_TARGETS.get(stage, []) for stage in STAGES}
+    return {stage: STAGE_TARGETS.get(stage, []) for stage in get_report_stages()}
 
 
 def get_report_findings():
@@ -264,3 +275,56 @@ def get_scaling_mem_mb(wildcards, attempt):
 def get_scaling_runtime(wildcards, attempt):
     """The cell's time limit plus the generation of its data (minutes)."""
     return int(config["scaling"]["timeout_s"] / 60 * 1.5 ** (attempt - 1)) + 5
+
+
+# ---- peers (public F-maximizers beside ours)
+PEERS_CFG = config["peers"]
+PEERS = as_list(PEERS_CFG["run"], "peers.run")
+for _peer in PEERS:
+    if _peer not in PEERS_CFG["peers"]:
+        sys.exit(f"config key 'peers.run': {_peer!r} is not defined under peers.peers")
+PEER_PATTERN = "|".join(PEERS) or "no-peer"
+PEER_ADAPTER = os.path.join(workflow.basedir, "workflow", "scripts", "peers_adapter.py")
+
+
+def get_peer_requirements(wildcards):
+    """The pinned requirements file of a peer that has its own environment (relative: to the repository)."""
+    return os.path.join(workflow.basedir, PEERS_CFG["peers"][wildcards.peer]["env"])
+
+
+def get_peer_prefix(wildcards):
+    return os.path.join(PEERS_CFG["env_dir"], wildcards.peer)
+
+
+def get_peer_env_record(wildcards):
+    """The build record of the peer's environment; none for peers in the project's environment."""
+    env = PEERS_CFG["peers"][wildcards.peer]["env"]
+    return [] if env == "project" else [f"results/peers/env/{wildcards.peer}.json"]
+
+
+def get_peer_python(wildcards):
+    env = PEERS_CFG["peers"][wildcards.peer]["env"]
+    if env == "project":
+        return sys.executable
+    prefix = os.path.abspath(get_peer_prefix(wildcards))
+    return os.path.join(prefix, "Scripts", "python.exe") if os.name == "nt" else os.path.join(prefix, "bin", "python")
+
+
+def get_peer_grid(wildcards):
+    return PEERS_CFG["peers"][wildcards.peer].get("grid", {})
+
+
+def get_peer_records(wildcards=None):
+    return [f"results/peers/{d}/{p}_{s}.json" for d in DATASETS for p in PEERS for s in PEERS_CFG["settings"]]
+
+
+def get_peer_instances(wildcards=None):
+    return [r[: -len(".json")] + "_instances.csv.gz" for r in get_peer_records()]
+
+
+def get_peer_ours(wildcards=None):
+    """Per-instance test scores of our methods: the parametric stage's, then the configured extras."""
+    learners = [lrn for lrn in as_list(config["parametric"]["learners"], "parametric.learners")
+                if lrn.lower() in PEERS_CFG["ours"]]
+    ours = [f"results/parametric/{d}/{lrn}_instances.csv.gz" for d in DATASETS for lrn in learners]
+    return ours + list(PEERS_CFG["extra_ours"])

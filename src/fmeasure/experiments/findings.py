@@ -247,6 +247,8 @@ def collect(paths, not_run: dict | None = None, *, link_of=None) -> pd.DataFrame
     got = got.drop_duplicates("claim_id", keep="last").set_index("claim_id")
     rows = []
     for r in cat.itertuples(index=False):
+        if r.kind == "beyond" and r.claim_id not in got.index:
+            continue  # a stage beyond the paper that did not run: no row
         if r.claim_id in got.index:
             g = got.loc[r.claim_id]
             row = {c: g[c] for c in COLUMNS if c != "claim_id"}

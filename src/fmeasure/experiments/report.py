@@ -44,6 +44,7 @@ STAGE_TITLES = {
     "ablations": "Ablations: alternative readings of the paper",
     "foptimal": "F-optimal predictions from scikit-learn models (FOptimalClassifier, beyond the paper)",
     "scaling": "How the learners' cost grows with n and m (beyond the paper)",
+    "peers": "Public F-maximizers beside ours (beyond the paper)",
 }
 
 #: Why a stage of the paper may be absent from the findings (stage -> reason) when it has no rule file.
