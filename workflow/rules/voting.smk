@@ -54,6 +54,7 @@ rule voting_vote:
     output:
         scores="results/voting/{dataset}/scores.csv",
         curve="results/voting/{dataset}/curve.csv",
+        instances="results/voting/{dataset}/instances.csv.gz",
     params:
         cfg=config["voting"],
     log:
@@ -104,7 +105,8 @@ rule voting_all:
 
 rule voting_findings:
     input:
-        "results/tables/table7.csv",
+        table7="results/tables/table7.csv",
+        instances=expand("results/voting/{dataset}/instances.csv.gz", dataset=DATASETS),
     output:
         "results/findings/voting.csv",
     log:
