@@ -55,6 +55,7 @@ rule voting_vote:
         scores="results/voting/{dataset}/scores.csv",
         curve="results/voting/{dataset}/curve.csv",
         instances="results/voting/{dataset}/instances.csv.gz",
+        timing="results/voting/{dataset}/timing.csv",
     params:
         cfg=config["voting"],
     log:

@@ -61,6 +61,7 @@ __all__ = [
     "save_fit",
     "load_fit",
     "run_vote",
+    "run_timing",
     "run_table7",
     "run_claims",
     "write_table7",
@@ -151,7 +152,8 @@ def make_estimator(fit_name: str, cfg: dict, n_jobs=None):
     standardize = bool(cfg.get("standardize", False))
     if learner == "PCC":
         return ProbabilisticClassifierChain(Cs=Cs, cv=cv, random_state=seed, n_jobs=n_jobs, standardize=standardize)
-    return LEARNERS[learner](Cs=Cs, cv=cv, random_state=seed, n_jobs=n_jobs, standardize=standardize)
+    patience = fit_cfg.get("patience")
+    return LEARNERS[learner](Cs=Cs, cv=cv, random_state=seed, n_jobs=n_jobs, standardize=standardize, patience=patience)
 
 
 def _member_params(mem: dict) -> dict:
@@ -204,19 +206,41 @@ def run_fit(ds, fit_name: str, cfg: dict, n_jobs=None) -> dict:
         raise ValueError(f"voting: no member uses fit {fit_name!r}")
     Xtr, Xte = _prepared(ds, cfg)
     tr, va = validation_split(ds.Y_train, cfg.get("validation_size", 0.1), int(cfg["seed"]))
-    est = make_estimator(fit_name, cfg, n_jobs=n_jobs)
+    phases = []
+
+    def timed(phase, fn):
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = fn()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        cpu += float(getattr(out, "fit_cpu_time_", 0.0) or 0.0) if n_jobs not in (None, 1) else 0.0
+        phases.append({"phase": phase, "wall_s": wall, "cpu_s": cpu})
+        log.info("voting fit %s on %s: %s done in %.1f s (%.1f s CPU)", fit_name, ds.name, phase, wall, cpu)
+        return out
+
     t_start = time.perf_counter()
-    t0 = time.perf_counter()
-    model = est.fit(Xtr[tr], ds.Y_train[tr])
-    val_fit = time.perf_counter() - t0
-    Pv, _, val_inf = _predict_timed(model, Xtr[va], members)
+    log.info(
+        "voting fit %s on %s: %d members; phases: fit on the training part (%d rows), validation predictions "
+        "(%d rows)%s, test predictions (%d rows)",
+        fit_name,
+        ds.name,
+        len(members),
+        len(tr),
+        len(va),
+        ", refit on all training data" if cfg.get("refit", True) else "",
+        ds.Y_test.shape[0],
+    )
+    model = timed(
+        "fit on the training part", lambda: make_estimator(fit_name, cfg, n_jobs=n_jobs).fit(Xtr[tr], ds.Y_train[tr])
+    )
+    val_fit = phases[-1]["wall_s"]
+    Pv, _, val_inf = timed("validation predictions", lambda: _predict_timed(model, Xtr[va], members))
     fit_s = val_fit
     if cfg.get("refit", True):
-        est = make_estimator(fit_name, cfg, n_jobs=n_jobs)
-        t0 = time.perf_counter()
-        model = est.fit(Xtr, ds.Y_train)
-        fit_s = time.perf_counter() - t0
-    Pt, secs, test_inf = _predict_timed(model, Xte, members)
+        model = timed(
+            "refit on all training data", lambda: make_estimator(fit_name, cfg, n_jobs=n_jobs).fit(Xtr, ds.Y_train)
+        )
+        fit_s = phases[-1]["wall_s"]
+    Pt, secs, test_inf = timed("test predictions", lambda: _predict_timed(model, Xte, members))
     record = {
         "dataset": ds.name,
         "fit": fit_name,
@@ -230,6 +254,7 @@ def run_fit(ds, fit_name: str, cfg: dict, n_jobs=None) -> dict:
         "total_s": time.perf_counter() - t_start,
         "n_features_kept": int(Xtr.shape[1]),
         "refit": bool(cfg.get("refit", True)),
+        "phases": phases,
     }
     log.info(
         "voting fit %s on %s: %d members, fit %.1f s (validation fit %.1f s)",
@@ -382,6 +407,33 @@ def run_vote(fits, cfg: dict, sizes=None, return_instances: bool = False):
         ignore_index=True,
     )
     return scores, curve, inst
+
+
+def run_timing(fits) -> pd.DataFrame:
+    """Where a dataset's voting stage spends its time: one row per (fit, phase) of :func:`run_fit`.
+
+    Columns ``dataset, fit, learner, members, phase, wall_s, cpu_s, share`` (``cpu_s``: this
+    process plus, for learners that report it, the CPU seconds of their parallel workers; ``share``:
+    the phase's part of the dataset's total wall time). Phases: the fit on the training part, the
+    members' validation predictions, the refit on all training data (``refit``) and the members'
+    test predictions.
+    """
+    rows = []
+    for fit in fits:
+        rec = fit["record"]
+        for p in rec.get("phases", []):
+            rows.append(
+                {
+                    "dataset": rec["dataset"],
+                    "fit": rec["fit"],
+                    "learner": rec["learner"],
+                    "members": len(rec["members"]),
+                    **p,
+                }
+            )
+    out = pd.DataFrame(rows, columns=["dataset", "fit", "learner", "members", "phase", "wall_s", "cpu_s"])
+    total = out.groupby("dataset")["wall_s"].transform("sum")
+    return out.assign(share=out["wall_s"] / total.where(total > 0))
 
 
 # ------------------------------------------------------------------------------------ tables
