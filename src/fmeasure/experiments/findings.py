@@ -67,7 +67,7 @@ SIGN_CONVENTION = (
 
 
 #: Standard error (points of F) taken for a margin measured on one test split without per-instance
-#: scores (Tables 6 and 7, the trees): the order of the paired-bootstrap SEs that the kNN, PCC and
+#: scores (a stage that keeps none, or methods whose scores are missing): the order of the paired-bootstrap SEs that the kNN, PCC and
 #: parametric findings measure on the same datasets (0.3-1.1 points), so a margin within
 #: 2 x 0.5 = 1 point counts as a tie.
 SINGLE_SPLIT_SE = 0.5
