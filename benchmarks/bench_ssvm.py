@@ -69,7 +69,7 @@ def main():
     ap.add_argument("--loop-rows", type=int, default=2000, help="rows timed in the per-example loop")
     ap.add_argument("--passes", type=int, default=5, help="solver passes timed on the Mediamill-shaped problem")
     ap.add_argument("--C", type=float, default=10.0)
-    ap.add_argument("--batch-size", type=int, default=16)
+    ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--max-iter", type=int, default=100, help="pass cap used for the extrapolation")
     ap.add_argument("--n-cs", type=int, default=8)
     ap.add_argument("--cv", type=int, default=5)

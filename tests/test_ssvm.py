@@ -171,3 +171,60 @@ API_CHECKS = [
 @pytest.mark.parametrize("estimator, check", API_CHECKS)
 def test_ssvm_sklearn_api(estimator, check):
     check(estimator)
+
+
+def test_ssvm_blocks_partition_by_label_count():
+    from fmeasure.learners.ssvm import _blocks
+
+    counts = np.array([0, 2, 2, 1, 2, 0, 1, 2, 2, 2, 1])
+    blocks = _blocks(counts, 2, np.random.default_rng(0))
+    flat = np.concatenate(blocks)
+    assert sorted(flat.tolist()) == list(range(counts.size))  # every example once
+    assert all(np.unique(counts[b]).size == 1 and b.size <= 2 for b in blocks)  # one count per block
+
+
+def test_ssvm_warm_start_is_shrunk_to_the_best_dual_on_the_segment():
+    """The init (A, ell) at a new C is scaled by t in [0, 1]: the starting dual is the maximum of
+    t mean(ell) - t^2 ||X'A||^2 / (2 lam n^2), checked against a grid of t."""
+    Xa, Y = _toy(n=90, m=3, seed=7)
+    first = bcfw(Xa, Y, 0.05, tol=1e-6, max_iter=200, batch_size=4, random_state=0)
+    A, ell = first["A"], first["ell"]
+    C = 5000.0  # much larger: the unscaled dual would be far worse
+    lam, n = 1.0 / C, Xa.shape[0]
+    q = np.sum((Xa.T @ A) ** 2) / (lam * n * n)
+    grid = np.linspace(0, 1, 2001)
+    best = np.max(grid * ell.mean() - 0.5 * grid**2 * q)
+    res = bcfw(Xa, Y, C, tol=1e-12, max_iter=1, batch_size=4, random_state=0, init=(A, ell))
+    assert res["dual_history"][0] == pytest.approx(best, abs=1e-6)
+    assert res["dual_history"][0] > ell.mean() - 0.5 * q + 1e-6  # better than no shrinking
+
+
+def test_ssvm_extends_the_grid_while_the_best_c_is_at_its_edge():
+    """Labels that are a noiseless linear function of X: the CV F grows with C, so the best C of
+    a small-C grid is its largest; extend_grid adds decades above it, and the choice is flagged."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(240, 4))
+    Y = (X[:, :3] > 0).astype(np.int8)
+    base = FMeasureSSVM(Cs=(1.0, 10.0), cv=3, max_iter=50, random_state=0).fit(X, Y)
+    assert base.C_ == 10.0 and base.C_at_edge_ == "upper" and base.grid_extended_ == []
+    ext = FMeasureSSVM(Cs=(1.0, 10.0), cv=3, max_iter=50, random_state=0, extend_grid=2).fit(X, Y)
+    assert ext.grid_extended_[0] == pytest.approx(100.0) and len(ext.grid_extended_) <= 2
+    assert ext.Cs_.tolist() == pytest.approx([1.0, 10.0, *ext.grid_extended_])
+    assert ext.C_ >= 100.0 and ext.C_at_edge_ == ("upper" if ext.C_ == ext.Cs_[-1] else "")
+    assert ext.cv_scores_.max() > base.cv_scores_.max()  # the extension found a better C
+    # the mean CV F of the first values is the same with or without the extension
+    np.testing.assert_allclose(ext.cv_scores_[:2], base.cv_scores_)
+
+
+def test_ssvm_fold_workers_log_progress_to_the_parent(caplog):
+    import logging
+
+    Xa, Y = _toy(n=120, m=3, seed=2)
+    with caplog.at_level(logging.INFO, logger="fmeasure.learners.ssvm"):
+        FMeasureSSVM(Cs=(0.1, 1.0), cv=2, n_jobs=2, max_iter=5).fit(Xa[:, :-1], Y)
+    msgs = [r.getMessage() for r in caplog.records]
+    for k in (1, 2):
+        assert any(f"fold {k} of 2, C = 1 (2 of 2): pass 1 of at most 5" in m for m in msgs), msgs
+    assert any("refit on all data" in m for m in msgs) and any(
+        "C = 1 chosen" in m or "C = 0.1 chosen" in m for m in msgs
+    )

@@ -185,3 +185,33 @@ def test_voting_config_errors_name_the_key():
         voting.used_fits(bad)
     assert voting.make_estimator("br", dict(CFG, competition_grid=True)).Cs == voting.COMPETITION_CS
     assert voting.make_estimator("br", dict(CFG, competition_grid=True)).cv == 10
+
+
+def _hand_f(y, h):
+    tp, s = int(np.sum(y * h)), int(np.sum(y) + np.sum(h))
+    return 1.0 if s == 0 else 2.0 * tp / s
+
+
+def test_voting_keeps_per_instance_scores_and_where_the_time_goes():
+    ds = _toy()
+    fits = [voting.run_fit(ds, f, CFG) for f in ("br", "pcc")]
+    scores, _, inst = voting.run_vote(fits, CFG, return_instances=True)
+    assert set(inst.method) == set(scores.method) and len(inst) == len(scores) * ds.Y_test.shape[0]
+    P = {n: fit["test_predictions"][j] for fit in fits for j, n in enumerate(fit["members"])}
+    lfp = inst[inst.method == "LFP"].sort_values("instance")
+    hand = [100 * _hand_f(y, h) for y, h in zip(ds.Y_test, P["LFP"])]
+    np.testing.assert_allclose(lfp.f.to_numpy(), hand)
+    for m, f in zip(scores.method, scores.f):
+        assert inst[inst.method == m].f.mean() == pytest.approx(f)
+    timing = voting.run_timing(fits)
+    assert timing.groupby("fit").size().to_dict() == {"br": 4, "pcc": 4}  # with refit: four phases each
+    assert list(timing.phase[:4]) == [
+        "fit on the training part",
+        "validation predictions",
+        "refit on all training data",
+        "test predictions",
+    ]
+    assert timing.share.sum() == pytest.approx(1.0) and (timing.wall_s >= 0).all() and (timing.cpu_s >= 0).all()
+    rec = fits[0]["record"]
+    assert timing[timing.fit == "br"].wall_s.iloc[0] == pytest.approx(rec["validation_fit_s"])
+    assert timing[timing.fit == "br"].wall_s.iloc[2] == pytest.approx(rec["fit_s"])

@@ -22,7 +22,8 @@ rule structured_rml:
     input:
         get_parsed,
     output:
-        "results/structured/{dataset}/rml.csv",
+        row="results/structured/{dataset}/rml.csv",
+        instances="results/structured/{dataset}/rml_instances.csv.gz",
     params:
         cfg=config["structured"],
     threads: get_threads("structured_rml")
@@ -68,7 +69,11 @@ rule structured_all:
 
 rule structured_findings:
     input:
-        "results/tables/table6.csv",
+        table6="results/tables/table6.csv",
+        knn=expand("results/knn/{dataset}_instances.csv.gz", dataset=DATASETS),
+        pcc=expand("results/pcc/{dataset}/table4_instances.csv.gz", dataset=DATASETS),
+        parametric=get_parametric_instances,
+        rml=expand("results/structured/{dataset}/rml_instances.csv.gz", dataset=DATASETS),
     output:
         "results/findings/structured.csv",
     log:

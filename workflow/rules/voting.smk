@@ -54,6 +54,8 @@ rule voting_vote:
     output:
         scores="results/voting/{dataset}/scores.csv",
         curve="results/voting/{dataset}/curve.csv",
+        instances="results/voting/{dataset}/instances.csv.gz",
+        timing="results/voting/{dataset}/timing.csv",
     params:
         cfg=config["voting"],
     log:
@@ -104,7 +106,8 @@ rule voting_all:
 
 rule voting_findings:
     input:
-        "results/tables/table7.csv",
+        table7="results/tables/table7.csv",
+        instances=expand("results/voting/{dataset}/instances.csv.gz", dataset=DATASETS),
     output:
         "results/findings/voting.csv",
     log:

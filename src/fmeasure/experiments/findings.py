@@ -37,6 +37,8 @@ __all__ = [
     "verdict",
     "paired_margin",
     "bootstrap_margin",
+    "paired_bootstrap",
+    "aligned_scores",
     "combine",
     "finding",
     "paper_claims",
@@ -65,7 +67,7 @@ SIGN_CONVENTION = (
 
 
 #: Standard error (points of F) taken for a margin measured on one test split without per-instance
-#: scores (Tables 6 and 7, the trees): the order of the paired-bootstrap SEs that the kNN, PCC and
+#: scores (a stage that keeps none, or methods whose scores are missing): the order of the paired-bootstrap SEs that the kNN, PCC and
 #: parametric findings measure on the same datasets (0.3-1.1 points), so a margin within
 #: 2 x 0.5 = 1 point counts as a tie.
 SINGLE_SPLIT_SE = 0.5
@@ -145,6 +147,60 @@ def bootstrap_margin(
         counts = rng.multinomial(n, np.full(n, 1.0 / n), size=b)  # (b, n) resampling weights
         reps.append(stat(counts @ A / n))
     return margin, float(np.concatenate(reps).std(ddof=1))
+
+
+def paired_bootstrap(scores: dict, statistic, *, n_boot: int = 1000, seed: int = 0, chunk: int = 100):
+    """Value and paired-bootstrap standard error of any function of per-method mean scores.
+
+    ``scores`` maps a method to its per-instance scores, all on the same test instances (in the
+    same order). ``statistic`` takes a dict method -> mean score and returns a number; it is
+    called once with the plain means (the value) and then with arrays of shape (b,) of
+    resampled means (write it with element-wise numpy functions: ``np.maximum``, ``np.minimum``,
+    ``max(...)`` of arrays does not broadcast). All methods see the same resampling of the test
+    instances (paired). :func:`bootstrap_margin` is the case ``max(claimed) - max(others)``.
+
+    Examples
+    --------
+    >>> a, b = np.array([1.0, 0.0, 1.0, 1.0]), np.array([0.0, 0.0, 1.0, 1.0])
+    >>> value, se = paired_bootstrap({"a": a, "b": b}, lambda m: m["a"] - m["b"], n_boot=200)
+    >>> value, bool(0 < se < 0.5)
+    (0.25, True)
+    """
+    names = list(scores)
+    if not names:
+        raise ValueError("scores: no methods")
+    A = np.column_stack([np.asarray(scores[k], dtype=float) for k in names])
+    n = A.shape[0]
+    if n < 2:
+        raise ValueError("scores: need at least 2 instances")
+    if not np.all(np.isfinite(A)):
+        raise ValueError("scores: must be finite")
+    value = float(statistic(dict(zip(names, A.mean(axis=0)))))
+    rng = np.random.default_rng(seed)
+    reps = []
+    for start in range(0, int(n_boot), chunk):
+        b = min(chunk, int(n_boot) - start)
+        M = rng.multinomial(n, np.full(n, 1.0 / n), size=b) @ A / n  # (b, methods)
+        reps.append(np.broadcast_to(np.asarray(statistic(dict(zip(names, M.T))), dtype=float), (b,)))
+    return value, float(np.concatenate(reps).std(ddof=1))
+
+
+def aligned_scores(instances: pd.DataFrame, measure: str, methods=None) -> dict:
+    """Per-method per-instance scores (losses negated, as everywhere here) from an instances frame.
+
+    ``instances`` has columns ``method``, ``instance`` and ``measure`` for one test set (one
+    dataset and setting), as the stages' ``*_instances.csv.gz`` files; rows are aligned on
+    ``instance``. Raises when a method lacks instances that others have.
+    """
+    w = instances.pivot_table(index="instance", columns="method", values=measure, aggfunc="first")
+    methods = list(w.columns) if methods is None else list(methods)
+    missing = [m for m in methods if m not in w.columns]
+    if missing:
+        raise ValueError(f"instances: no per-instance {measure} for {missing}")
+    w = w[methods]
+    if w.isna().any().any():
+        raise ValueError(f"instances: the methods {methods} were not scored on the same test instances")
+    return {m: _SIGN[measure] * w[m].to_numpy(float) for m in methods}
 
 
 def combine(cells: pd.DataFrame, kind: str = "better", z: float = Z) -> dict:

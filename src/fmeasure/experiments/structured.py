@@ -35,6 +35,7 @@ from fmeasure.tables import best_mask, paper_numbers, write_table
 
 __all__ = [
     "run_findings",
+    "table6_instances",
     "make_rml",
     "run_rml",
     "run_table6",
@@ -54,7 +55,8 @@ VALUES = ["f", "train_time_s", "inference_time_s"]
 def make_rml(cfg: dict, n_jobs: int | None = None) -> FMeasureSSVM:
     """An unfitted RML configured from the ``structured`` config block.
 
-    Keys: ``Cs``, ``cv``, ``seed``, ``tol``, ``max_iter``, ``batch_size`` and (optional) ``standardize``.
+    Keys: ``Cs``, ``cv``, ``seed``, ``tol``, ``max_iter``, ``batch_size`` and (optional)
+    ``standardize``, ``extend_grid``.
     """
     return FMeasureSSVM(
         Cs=tuple(cfg["Cs"]),
@@ -65,10 +67,11 @@ def make_rml(cfg: dict, n_jobs: int | None = None) -> FMeasureSSVM:
         standardize=bool(cfg.get("standardize", False)),
         random_state=int(cfg["seed"]),
         n_jobs=n_jobs,
+        extend_grid=int(cfg.get("extend_grid", 0)),
     )
 
 
-def run_rml(ds, cfg: dict, n_jobs: int | None = None) -> pd.DataFrame:
+def run_rml(ds, cfg: dict, n_jobs: int | None = None, return_instances: bool = False):
     """Fit RML on ``ds``'s training part (tuning included), predict its test part, score and time.
 
     Returns
@@ -76,10 +79,18 @@ def run_rml(ds, cfg: dict, n_jobs: int | None = None) -> pd.DataFrame:
     DataFrame
         One row: ``dataset``, ``method`` ("RML"), ``f`` and ``hamming`` (%, test set),
         ``train_time_s`` (CV over the C grid + refit) and ``inference_time_s`` (all labels'
-        scores on the test set, thresholded), ``C`` (chosen), ``cv_f`` (its mean CV F, %),
-        ``n_iter`` (passes of the final fit), ``duality_gap``, ``stopped_by`` ("tol" or
-        "max_iter"), ``cv_capped`` (fold fits stopped by the pass cap / all fold fits).
+        scores on the test set, thresholded), ``train_cpu_time_s`` (CPU seconds of this process
+        and of its fold workers), ``C`` (chosen), ``C_at_edge`` ("upper", "lower" or empty: the
+        chosen C is an end of the searched grid), ``Cs`` (the searched grid), ``cv_f`` (mean CV F
+        of the chosen C, %), ``n_iter`` (passes of the final fit), ``duality_gap``,
+        ``stopped_by`` ("tol" or "max_iter"), ``cv_capped`` (fold fits stopped by the pass cap /
+        all fold fits), ``cv_max_gap`` (largest final duality gap of a fold fit at the chosen C).
+        With ``return_instances=True``, a pair ``(row, instances)``: the per-instance scores of
+        the test set (:func:`fmeasure.experiments.findings.instance_scores`), for the bootstrap
+        of the findings.
     """
+    from fmeasure.experiments.findings import instance_scores
+
     model = make_rml(cfg, n_jobs=n_jobs)
     t0 = time.perf_counter()
     model.fit(ds.X_train, ds.Y_train)
@@ -87,6 +98,8 @@ def run_rml(ds, cfg: dict, n_jobs: int | None = None) -> pd.DataFrame:
     H = model.predict(ds.X_test)
     t2 = time.perf_counter()
     stops = [s for per_c in getattr(model, "cv_stops_", []) for (_, s) in per_c]
+    at = int(np.flatnonzero(np.asarray(model.Cs_) == model.C_)[0])
+    gaps = getattr(model, "cv_gaps_", None)
     row = {
         "dataset": ds.name,
         "method": "RML",
@@ -94,25 +107,37 @@ def run_rml(ds, cfg: dict, n_jobs: int | None = None) -> pd.DataFrame:
         "hamming": 100.0 * float(np.mean(hamming_loss(ds.Y_test, H))),
         "train_time_s": t1 - t0,
         "inference_time_s": t2 - t1,
+        "train_cpu_time_s": model.fit_cpu_time_,
         "C": model.C_,
+        "C_at_edge": model.C_at_edge_,
+        "Cs": " ".join(f"{c:g}" for c in model.Cs_),
         "cv_f": 100.0 * float(np.nanmax(model.cv_scores_)) if np.any(np.isfinite(model.cv_scores_)) else np.nan,
         "n_iter": model.n_iter_,
         "duality_gap": model.duality_gap_,
         "stopped_by": model.stopped_by_,
         "cv_capped": f"{sum(s == 'max_iter' for s in stops)}/{len(stops)}",
+        "cv_max_gap": float(np.max(gaps[at])) if gaps is not None else np.nan,
     }
     log.info(
-        "RML on %s: C = %g, F %.2f%%, train %.1f s (%d passes, gap %.2e, %s), inference %.3f s",
+        "RML on %s: C = %g%s, F %.2f%%, train %.1f s (%.1f s CPU; %d passes, gap %.2e, %s), inference %.3f s",
         ds.name,
         row["C"],
+        f" (at the {row['C_at_edge']} edge of the grid)" if row["C_at_edge"] else "",
         row["f"],
         row["train_time_s"],
+        row["train_cpu_time_s"],
         row["n_iter"],
         row["duality_gap"],
         row["stopped_by"],
         row["inference_time_s"],
     )
-    return pd.DataFrame([row])
+    out = pd.DataFrame([row])
+    if return_instances:
+        inst = instance_scores(ds.Y_test, H).assign(dataset=ds.name, method="RML")
+        return out, inst[
+            ["dataset", "method", "instance", *[c for c in inst.columns if c not in ("dataset", "method", "instance")]]
+        ]
+    return out
 
 
 def _read(path_or_paths) -> pd.DataFrame:
@@ -404,23 +429,67 @@ def write_claims(claims: pd.DataFrame, csv_path, md_path) -> None:
 # findings (the report's table of verdicts)
 
 
-def run_findings(table6, *, threshold: float = 2.0, link: str = "#sec-structured") -> list[dict]:
+def table6_instances(table6, *, knn=(), pcc=(), parametric=(), rml=()) -> pd.DataFrame:
+    """Per-instance test scores of Table 6's methods, at Table 6's settings where they were kept.
+
+    ``knn``, ``pcc``, ``parametric``, ``rml``: the stages' ``*_instances.csv.gz`` files. IB FM / IB
+    GFM are taken at Table 6's number of neighbours l; PCC FM / PCC GFM at Table 4's number of
+    samples (the only one with per-instance scores; Table 6 may show another n from Figure 5's
+    curve); LFP, EFP and RML as they are. Returns ``dataset, method, instance, f`` (in %), the
+    methods named as in Table 6.
+    """
+    t = pd.read_csv(table6) if not isinstance(table6, pd.DataFrame) else table6
+    t = t[t["section"] == "paper"] if "section" in t.columns else t
+    frames = []
+    if knn:
+        k = pd.concat([pd.read_csv(p) for p in knn], ignore_index=True)
+        k = k[k.method.isin(["FM", "GFM"])].assign(method=lambda d: "IB " + d.method)
+        ls = {
+            (r.dataset, r.method): int(str(r.setting).split("=")[1])
+            for r in t.itertuples()
+            if r.method.startswith("IB ") and isinstance(r.setting, str) and "=" in r.setting
+        }
+        keep = [ls.get((d, m)) == l for d, m, l in zip(k.dataset, k.method, k.l)]
+        frames.append(k[keep])
+    if pcc:
+        q = pd.concat([pd.read_csv(p) for p in pcc], ignore_index=True)
+        frames.append(q[q.method.isin(["FM", "GFM"])].assign(method=lambda d: "PCC " + d.method))
+    if parametric:
+        q = pd.concat([pd.read_csv(p) for p in parametric], ignore_index=True)
+        frames.append(q[q.method.isin(["LFP", "EFP"])])
+    if rml:
+        frames.append(pd.concat([pd.read_csv(p) for p in rml], ignore_index=True))
+    if not frames:
+        return pd.DataFrame(columns=["dataset", "method", "instance", "f"])
+    return pd.concat([f[["dataset", "method", "instance", "f"]] for f in frames], ignore_index=True)
+
+
+def run_findings(
+    table6, instances=None, *, threshold: float = 2.0, link: str = "#sec-structured", n_boot: int = 1000, seed: int = 0
+) -> list[dict]:
     """The paper's claims of Section 7.2.4 checked on this run's Table 6.
 
-    Margins are F differences in points on the test set (one split without per-instance scores:
-    SE taken as :data:`~fmeasure.experiments.findings.SINGLE_SPLIT_SE`). ``table6`` is the CSV of :func:`write_table6`.
+    Margins are F differences in points on the test set, from Table 6; their standard errors come
+    from a paired bootstrap over the test instances (:func:`fmeasure.experiments.findings.paired_bootstrap`)
+    of the same statistic on ``instances`` (:func:`table6_instances`; PCC at Table 4's number of
+    samples). A claim whose methods lack per-instance scores gets the SE
+    :data:`~fmeasure.experiments.findings.SINGLE_SPLIT_SE` and says so. ``table6`` is the CSV of
+    :func:`write_table6`.
     """
     from fmeasure.experiments.findings import (
         SINGLE_SPLIT_NOTE,
         SINGLE_SPLIT_SE,
+        aligned_scores,
+        combine,
         deviation_finding,
         finding,
+        paired_bootstrap,
         paper_claims,
-        verdict,
     )
 
     t = pd.read_csv(table6) if not isinstance(table6, pd.DataFrame) else table6
     t = t[t.get("section", "paper") == "paper"] if "section" in t.columns else t
+    inst = instances if instances is not None else pd.DataFrame(columns=["dataset", "method", "instance", "f"])
     cat = paper_claims().set_index("claim_id")
     rows = [
         deviation_finding(
@@ -432,55 +501,68 @@ def run_findings(table6, *, threshold: float = 2.0, link: str = "#sec-structured
         v = t[(t.dataset == d) & (t.method == m)]["f"]
         return float(v.iloc[0]) if len(v) else np.nan
 
-    def row(cid, margin, evidence, none):
+    def cell(d, methods, stat, label):
+        """margin from Table 6, SE from the bootstrap of the same statistic (or the fallback)."""
+        margin = float(stat({m: f_of(d, m) for m in methods}))
+        part = inst[(inst.dataset == d) & inst.method.isin(methods)]
+        if set(part.method) >= set(methods):
+            _, se = paired_bootstrap(aligned_scores(part, "f", methods), stat, n_boot=n_boot, seed=seed)
+            return {"label": label, "margin": margin, "se": se, "note": ""}
+        return {"label": label, "margin": margin, "se": SINGLE_SPLIT_SE, "note": SINGLE_SPLIT_NOTE}
+
+    def row(cid, cells, evidence, none):
         claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
-        if not np.isfinite(margin):
+        cells = [c for c in cells if np.isfinite(c["margin"])]
+        if not cells:
             return finding(cid, claim, section, f"not run ({none})", link=link)
-        return finding(
-            cid,
-            claim,
-            section,
-            verdict(margin, SINGLE_SPLIT_SE),
-            margin,
-            SINGLE_SPLIT_SE,
-            evidence + SINGLE_SPLIT_NOTE,
-            link,
-        )
+        c = combine(pd.DataFrame(cells))
+        notes = "".join(dict.fromkeys(x["note"] for x in cells))
+        se_how = " (SE: paired bootstrap over test instances)" if not notes else notes
+        return finding(cid, claim, section, c["verdict"], c["margin"], c["se"], evidence + se_how, link)
+
+    def hi(m, names):
+        return np.maximum.reduce([np.asarray(m[x], dtype=float) for x in names])
+
+    def lo(m, names):
+        return np.minimum.reduce([np.asarray(m[x], dtype=float) for x in names])
 
     ib, pcc, par = ["IB FM", "IB GFM"], ["PCC FM", "PCC GFM"], ["LFP", "EFP"]
     if "scene" in set(t.dataset):
         rml = f_of("scene", "RML")
         beat = rml - max(f_of("scene", m) for m in ib + pcc)
         lose = min(f_of("scene", m) for m in par) - rml
+        c = cell(
+            "scene",
+            ib + pcc + par + ["RML"],
+            lambda m: np.minimum(m["RML"] - hi(m, ib + pcc), lo(m, par) - m["RML"]),
+            "scene",
+        )
         rows.append(
             row(
                 "ssvm.rml_scene",
-                min(beat, lose),
+                [c],
                 f"scene: RML - best of IB/PCC {beat:+.2f}; worst of LFP/EFP - RML {lose:+.2f}",
                 "",
             )
         )
     else:
-        rows.append(row("ssvm.rml_scene", np.nan, "", "scene not in this run"))
-    margins = []
+        rows.append(row("ssvm.rml_scene", [], "", "scene not in this run"))
+    cells = []
+    others = ib + pcc + ["LFP", "RML"]
     for d in [d for d in ("scene", "enron") if d in set(t.dataset)]:
-        others = [m for m in ib + pcc + ["LFP", "RML"]]
-        margins.append((d, f_of(d, "EFP") - max(f_of(d, m) for m in others)))
-    if margins:
-        d, m = min(margins, key=lambda x: x[1])
-        rows.append(
-            row(
-                "ssvm.param_best",
-                m,
-                "EFP - best other method: " + ", ".join(f"{dd} {mm:+.2f}" for dd, mm in margins),
-                "",
-            )
+        cells.append(cell(d, others + ["EFP"], lambda m: m["EFP"] - hi(m, others), d))
+    rows.append(
+        row(
+            "ssvm.param_best",
+            cells,
+            "EFP - best other method: " + ", ".join(f"{c['label']} {c['margin']:+.2f}" for c in cells),
+            "neither scene nor enron in this run",
         )
-    else:
-        rows.append(row("ssvm.param_best", np.nan, "", "neither scene nor enron in this run"))
+    )
     if "yeast" in set(t.dataset):
-        m = max(f_of("yeast", x) for x in ib) - max(f_of("yeast", x) for x in pcc + par + ["RML"])
-        rows.append(row("ssvm.ib_best", m, f"yeast: best IB - best other {m:+.2f} (Mediamill not run)", ""))
+        rest = pcc + par + ["RML"]
+        c = cell("yeast", ib + rest, lambda m: hi(m, ib) - hi(m, rest), "yeast")
+        rows.append(row("ssvm.ib_best", [c], f"yeast: best IB - best other {c['margin']:+.2f} (Mediamill not run)", ""))
     else:
-        rows.append(row("ssvm.ib_best", np.nan, "", "yeast not in this run"))
+        rows.append(row("ssvm.ib_best", [], "", "yeast not in this run"))
     return rows

@@ -25,9 +25,11 @@ labels, and among labels of equal score the lowest index.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["loss_augmented"]
+__all__ = ["loss_augmented", "solve_batch"]
 
 _TIE_ATOL = 1e-12
 
@@ -46,13 +48,19 @@ def _check(scores, y):
     return s, yy.astype(bool)
 
 
+@functools.lru_cache(maxsize=256)
 def _loss_table(s_lo, s_hi, na, nb):
-    """L[s - s_lo, a, b] = 1 - F for s true labels and a prediction with a true and b false ones."""
+    """L[s - s_lo, a, b] = 1 - F for s true labels and a prediction with a true and b false ones,
+    and its increments in b (cached: a solver asks for the same few tables at every step)."""
     s = np.arange(s_lo, s_hi + 1)[:, None, None]
     a = np.arange(na)[None, :, None]
     k = a + np.arange(nb + 1)[None, None, :]
     denom = s + k
-    return 1.0 - np.where(denom == 0, 1.0, 2.0 * a / np.maximum(denom, 1))
+    L = 1.0 - np.where(denom == 0, 1.0, 2.0 * a / np.maximum(denom, 1))
+    dL = np.diff(L, axis=2)
+    L.flags.writeable = False
+    dL.flags.writeable = False
+    return L, dL
 
 
 def _solve(S, Y, order, counts):
@@ -83,8 +91,7 @@ def _solve(S, Y, order, counts):
         f_sorted[np.arange(nb)[None, :] >= (m - counts)[:, None]] = -np.inf
     Fz = np.zeros((n, nb + 1))
     np.cumsum(f_sorted, axis=1, out=Fz[:, 1:])
-    L = _loss_table(s_lo, s_hi, na, nb)  # (distinct s, na, nb + 1)
-    dL = np.diff(L, axis=2)  # loss increments, decreasing in b
+    L, dL = _loss_table(s_lo, s_hi, na, nb)  # (distinct s, na, nb + 1); increments, decreasing in b
     dL = dL[0][None] if s_lo == s_hi else dL[counts - s_lo]
     gain = f_sorted[:, None, :] + dL  # (n, na, nb)
     b_best = np.count_nonzero(gain > _TIE_ATOL, axis=2)  # (n, na): smallest best b per a
@@ -127,6 +134,32 @@ def _groups(counts, m):
     return out
 
 
+def solve_batch(S, Y, counts=None):
+    """:func:`loss_augmented` on a validated batch, without the input checks (for solvers).
+
+    ``S`` float (n, m), ``Y`` bool (n, m), ``counts`` its row sums (computed when None). A batch
+    whose rows all have the same number of true labels is one numpy pass without padding; the
+    solver of :mod:`fmeasure.learners.ssvm` forms its blocks that way.
+    """
+    n, m = S.shape
+    if counts is None:
+        counts = Y.sum(axis=1)
+    order = np.argsort(-S, axis=1, kind="stable")
+    if n == 0:
+        return np.zeros((0, m), dtype=np.int8), np.zeros(0)
+    if counts.min() == counts.max():
+        return _solve(S, Y, order, counts)
+    groups = _groups(counts, m)
+    if len(groups) == 1:
+        return _solve(S, Y, order, counts)
+    H = np.zeros((n, m), dtype=np.int8)
+    value = np.zeros(n)
+    for g in groups:
+        rows = np.flatnonzero((counts >= g[0]) & (counts <= g[-1]))
+        H[rows], value[rows] = _solve(S[rows], Y[rows], order[rows], counts[rows])
+    return H, value
+
+
 def loss_augmented(scores, y):
     """Most violating label vector: argmax over h of ``sum_i h_i scores_i + 1 - F(y, h)``.
 
@@ -158,18 +191,7 @@ def loss_augmented(scores, y):
     single = S.ndim == 1
     if single:
         S, Y = S[None], Y[None]
-    n, m = S.shape
-    H = np.zeros((n, m), dtype=np.int8)
-    value = np.zeros(n)
-    counts = Y.sum(axis=1)
-    order = np.argsort(-S, axis=1, kind="stable")
-    groups = _groups(counts, m)
-    if len(groups) == 1:
-        H, value = _solve(S, Y, order, counts)
-    else:
-        for g in groups:
-            rows = np.flatnonzero((counts >= g[0]) & (counts <= g[-1]))
-            H[rows], value[rows] = _solve(S[rows], Y[rows], order[rows], counts[rows])
+    H, value = solve_batch(S, Y)
     if single:
         return H[0], float(value[0])
     return H, value

@@ -51,6 +51,8 @@ Example
 from __future__ import annotations
 
 import logging
+import logging.handlers
+import multiprocessing
 import numbers
 import time
 
@@ -64,13 +66,17 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fmeasure.inference import loss_augmented
+from fmeasure.blas import single_threaded_blas
+from fmeasure.inference.structured import solve_batch
 from fmeasure.learners.base import multilabel_tags
 from fmeasure.metrics import f_measure
 
 __all__ = ["FMeasureSSVM", "bcfw"]
 
 log = logging.getLogger(__name__)
+
+#: The exact duality gap is computed at least every this many passes.
+_EXACT_EVERY = 5
 
 #: The paper's grid for C (Section 7.2: as for PCC, EFP and LFP).
 DEFAULT_CS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
@@ -89,19 +95,44 @@ def _row_sq_norms(Xa):
     return np.einsum("ij,ij->i", Xa, Xa)
 
 
-def _objectives(Xa, Y, W, A, ell, lam):
-    """Primal, dual and exact duality gap at (W, A, ell)."""
-    n = Xa.shape[0]
+def _objectives(Xa, Y, W, ell, lam, counts):
+    """Primal and dual objectives at (W, ell); their difference is the exact duality gap."""
     S = np.asarray(Xa @ W)
-    _, value = loss_augmented(S, Y)
+    _, value = solve_batch(S, Y, counts)
     hinge = value - np.einsum("ij,ij->i", S, Y)
     reg = 0.5 * lam * float(np.sum(W * W))
     primal = reg + float(np.mean(hinge))
-    dual = float(np.sum(ell)) / n - reg
+    dual = float(np.mean(ell)) - reg
     return primal, dual
 
 
-def bcfw(Xa, Y, C, *, tol=1e-3, max_iter=1000, batch_size=16, random_state=None, init=None):
+def _blocks(counts, batch_size, rng):
+    """A random partition into blocks of ``batch_size`` examples of equal label count where
+    possible (shuffled within each count, blocks visited in random order): each block is then
+    one unpadded call of the loss-augmented oracle."""
+    perm = rng.permutation(counts.size)
+    perm = perm[np.argsort(counts[perm], kind="stable")]
+    cuts = np.flatnonzero(np.diff(counts[perm])) + 1
+    blocks = []
+    for part in np.split(perm, cuts):
+        blocks += [np.sort(part[i : i + batch_size]) for i in range(0, part.size, batch_size)]
+    return [blocks[i] for i in rng.permutation(len(blocks))]
+
+
+@single_threaded_blas
+def bcfw(
+    Xa,
+    Y,
+    C,
+    *,
+    tol=1e-3,
+    max_iter=1000,
+    batch_size=64,
+    random_state=None,
+    init=None,
+    label=None,
+    log_every=30.0,
+):
     """Block-coordinate Frank-Wolfe for the F-measure structured SVM (features already with bias).
 
     Parameters
@@ -116,51 +147,71 @@ def bcfw(Xa, Y, C, *, tol=1e-3, max_iter=1000, batch_size=16, random_state=None,
     max_iter : int
         Most passes over the data.
     batch_size : int
-        Examples per block step.
+        Examples per block step (blocks are formed from examples with the same number of true
+        labels where possible).
     random_state : int, Generator or None
-        Order of the examples in each pass.
+        The blocks and their order in each pass.
     init : tuple (A, ell), optional
-        Dual variables to start from (feasible for any C): warm start along a C path.
+        Dual variables to start from (feasible for any C): warm start along a C path. They are
+        first shrunk towards 0 (the feasible point h = y for every example) by the factor in
+        [0, 1] that maximises the dual objective at this C (exact line search).
+    label : str, optional
+        When given, a progress line ``<label>: pass k of at most max_iter, duality gap ...`` is
+        logged after the first pass, then at most every ``log_every`` seconds, and at the end.
+    log_every : float
+        Seconds between progress lines.
 
     Returns
     -------
     dict
         ``W`` (d, m), ``A`` (n, m), ``ell`` (n,), ``gap``, ``primal``, ``dual``, ``n_iter``
         (passes), ``stopped_by`` ("tol" or "max_iter"), ``dual_history`` and ``gap_history``
-        (one value per pass, the starting point first).
+        (one value per pass, the starting point first; the exact gap is computed when the sum of
+        the block gaps met during a pass comes within twice ``tol``, at least every few passes,
+        and for every progress line; NaN for the other passes).
     """
     if not (isinstance(C, numbers.Real) and C > 0):
         raise ValueError(f"C must be a positive number, got {C!r}")
     n, m = Y.shape
     lam = 1.0 / C
-    Yf = Y.astype(np.float64)
+    Yb = np.asarray(Y).astype(bool)
+    Yf = Yb.astype(np.float64)
+    counts = Yb.sum(axis=1)
     if init is None:
         A = np.zeros((n, m))
         ell = np.zeros(n)
+        W = np.zeros((Xa.shape[1], m))
     else:
         A, ell = (np.array(v, dtype=np.float64) for v in init)
-    W = np.asarray(Xa.T @ A) / (lam * n)
+        XA = np.asarray(Xa.T @ A)
+        q = float(np.sum(XA * XA)) / (lam * n * n)  # dual(t A) = t mean(ell) - t^2 q / 2
+        t = 1.0 if q <= 0 else float(np.clip(np.mean(ell) / q, 0.0, 1.0))
+        A *= t
+        ell *= t
+        W = (t / (lam * n)) * XA
     rng = np.random.default_rng(random_state)
-    primal, dual = _objectives(Xa, Y, W, A, ell, lam)
+    primal, dual = _objectives(Xa, Yb, W, ell, lam, counts)
     dual_hist, gap_hist = [dual], [primal - dual]
     stopped_by = "tol"
     it = 0
-    while primal - dual > tol:
+    start = last = time.perf_counter()
+    gap_now = primal - dual  # the exact gap of the last pass (inf when not computed)
+    while gap_now > tol:
         if it >= max_iter:
             stopped_by = "max_iter"
             break
-        order = rng.permutation(n)
-        for start in range(0, n, batch_size):
-            g = np.sort(order[start : start + batch_size])
+        estimate = 0.0  # sum of the block gaps met during the pass (each at the w of its step)
+        for g in _blocks(counts, batch_size, rng):
             Xg = Xa[g]
             S = np.asarray(Xg @ W)
-            H, value = loss_augmented(S, Y[g])
+            H, value = solve_batch(S, Yb[g], counts[g])
             D = (Yf[g] - H) - A[g]  # direction of the block's dual variables
             ls = value - np.einsum("ij,ij->i", S, H)  # the loss 1 - F(y, h) of the new vertex
             dl = ls - ell[g]
             gap = (float(dl.sum()) - float(np.sum(S * D))) / n
             if gap <= 0.0:
                 continue
+            estimate += gap
             M = np.asarray(Xg.T @ D)  # (d, m); w moves by M / (lam n)
             curv = float(np.sum(M * M)) / (lam * n * n)
             gamma = 1.0 if curv <= 0.0 else min(1.0, gap / curv)
@@ -168,9 +219,39 @@ def bcfw(Xa, Y, C, *, tol=1e-3, max_iter=1000, batch_size=16, random_state=None,
             ell[g] += gamma * dl
             W += (gamma / (lam * n)) * M
         it += 1
-        primal, dual = _objectives(Xa, Y, W, A, ell, lam)
+        now = time.perf_counter()
+        due = label is not None and (it == 1 or now - last >= log_every)
+        # The exact gap costs one oracle call on every example: taken when the pass's estimate
+        # comes near the tolerance, at the pass cap, for a progress line, and every few passes.
+        exact = estimate <= 2.0 * tol or it >= max_iter or due or it % _EXACT_EVERY == 0
+        if exact:
+            primal, dual = _objectives(Xa, Yb, W, ell, lam, counts)
+            gap_now = primal - dual
+        else:
+            dual = float(np.mean(ell)) - 0.5 * lam * float(np.sum(W * W))
+            gap_now = np.inf
         dual_hist.append(dual)
-        gap_hist.append(primal - dual)
+        gap_hist.append(primal - dual if exact else np.nan)
+        if due:
+            log.info(
+                "%s: pass %d of at most %d, duality gap %.2e (tol %.0e), %.0f s",
+                label,
+                it,
+                max_iter,
+                primal - dual,
+                tol,
+                now - start,
+            )
+            last = now
+    if label is not None:
+        log.info(
+            "%s: done after %d passes (%s), duality gap %.2e, %.0f s",
+            label,
+            it,
+            "gap <= tol" if stopped_by == "tol" else "pass cap",
+            primal - dual,
+            time.perf_counter() - start,
+        )
     return {
         "W": W,
         "A": A,
@@ -185,23 +266,48 @@ def bcfw(Xa, Y, C, *, tol=1e-3, max_iter=1000, batch_size=16, random_state=None,
     }
 
 
-def _path(Xa, Y, Cs, solver_kw, seed):
+def _path(Xa, Y, Cs, solver_kw, seed, init=None, where="", offset=0, total=None):
     """Solve for every C in ascending order, each warm-started from the previous dual."""
-    out, init = {}, None
+    out = {}
+    total = len(Cs) if total is None else total
     for i, C in enumerate(sorted(Cs)):
-        res = bcfw(Xa, Y, C, init=init, random_state=np.random.SeedSequence([seed, i]), **solver_kw)
+        label = f"RML {where}C = {C:g} ({offset + i + 1} of {total})"
+        res = bcfw(
+            Xa, Y, C, init=init, random_state=np.random.SeedSequence([seed, offset + i]), label=label, **solver_kw
+        )
         init = (res["A"], res["ell"])
         out[C] = res
     return out
 
 
-def _fold(Xa, Y, tr, va, Cs, solver_kw, seed):
-    path = _path(Xa[tr], Y[tr], Cs, solver_kw, seed)
+def _fold(Xa, Y, tr, va, Cs, solver_kw, seed, where, offset=0, total=None, init=None, queue=None):
+    """CV F on fold ``va`` for each C of a warm-started path on ``tr``; also the last dual."""
+    c0 = time.process_time()
+    if queue is not None:  # a worker process: send the progress lines to the parent's log
+        _to_queue(queue)
+    path = _path(Xa[tr], Y[tr], Cs, solver_kw, seed, init=init, where=where, offset=offset, total=total)
     scores = {}
     for C, res in path.items():
         H = (np.asarray(Xa[va] @ res["W"]) > 0).astype(np.int8)
         scores[C] = float(np.mean(f_measure(Y[va], H)))
-    return scores, {C: (r["n_iter"], r["stopped_by"]) for C, r in path.items()}
+    last = path[max(Cs)]
+    stops = {C: (r["n_iter"], r["stopped_by"], r["gap"]) for C, r in path.items()}
+    return scores, stops, (last["A"], last["ell"]), time.process_time() - c0
+
+
+def _to_queue(queue):
+    lg = logging.getLogger(__name__)
+    if not any(isinstance(h, logging.handlers.QueueHandler) and h.queue is queue for h in lg.handlers):
+        lg.handlers = [logging.handlers.QueueHandler(queue)]
+        lg.setLevel(logging.INFO)
+        lg.propagate = False
+
+
+class _Forward(logging.Handler):
+    """Hands a record from a worker to the logger of its name in this process."""
+
+    def emit(self, record):
+        logging.getLogger(record.name).handle(record)
 
 
 def _is_indicator(X) -> bool:
@@ -227,14 +333,20 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Most passes over the training data per value of C.
     batch_size : int
         Examples per block-coordinate Frank-Wolfe step (1 = the original algorithm; larger
-        blocks use batched inference and matrix products, at a slightly slower rate per pass).
+        blocks use batched inference and matrix products, at a slightly slower rate per pass;
+        blocks are formed from examples with the same number of true labels where possible).
     standardize : bool
         Standardise dense real-valued features (sparse and 0/1 features are kept as they are).
         Off by default: raw features, as the paper's binary was given them.
     random_state : int or None
         Seeds the folds and the order of the examples in the solver.
     n_jobs : int or None
-        Folds solved in parallel (joblib).
+        Folds solved in parallel (joblib processes; their progress lines go to this process's log).
+    extend_grid : int
+        When the best C of the cross-validation is the largest (smallest) of the grid, add the
+        next value a decade above (below), warm-started from the fold's last solution, and
+        repeat, at most this many times. A choice still at the edge is reported (``C_at_edge_``
+        and a warning in the log).
 
     Attributes
     ----------
@@ -243,10 +355,21 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     intercept_ : ndarray of shape (n_labels,)
     C_ : float
         The chosen C.
-    cv_scores_ : ndarray of shape (len(Cs),)
-        Mean CV F-measure per C in ascending order of C (NaN without CV).
+    Cs_ : ndarray
+        The grid searched, in ascending order (``Cs`` and the values ``extend_grid`` added).
+    cv_scores_ : ndarray of shape (len(Cs_),)
+        Mean CV F-measure per C of ``Cs_`` (NaN without CV).
+    cv_gaps_ : ndarray of shape (len(Cs_), cv)
+        Final duality gap of every fold's fit at every C.
+    C_at_edge_ : str
+        ``"upper"`` or ``"lower"`` when the chosen C is the largest or smallest of ``Cs_`` (the
+        optimum may lie beyond the grid), else ``""``.
+    grid_extended_ : list of float
+        Values of C that ``extend_grid`` added.
     n_iter_ : int
         Passes of the final fit.
+    fit_cpu_time_ : float
+        CPU seconds of ``fit``: this process and the fold workers, summed.
     duality_gap_ : float
         Duality gap at the end of the final fit.
     stopped_by_ : str
@@ -272,10 +395,11 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         cv=5,
         tol=1e-3,
         max_iter=1000,
-        batch_size=16,
+        batch_size=64,
         standardize=False,
         random_state=0,
         n_jobs=None,
+        extend_grid=0,
     ):
         self.Cs = Cs
         self.cv = cv
@@ -285,6 +409,7 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.standardize = standardize
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.extend_grid = extend_grid
 
     def __sklearn_tags__(self):
         return multilabel_tags(super().__sklearn_tags__())
@@ -297,6 +422,12 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
         if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        if (
+            not isinstance(self.extend_grid, numbers.Integral)
+            or isinstance(self.extend_grid, bool)
+            or self.extend_grid < 0
+        ):
+            raise ValueError(f"extend_grid must be an integer >= 0, got {self.extend_grid!r}")
         for name in ("max_iter", "batch_size"):
             v = getattr(self, name)
             if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
@@ -310,6 +441,120 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         if self.scaler_ is not None:
             X = self.scaler_.transform(X)
         return _add_bias(X)
+
+    def _tune(self, Xa, Y, Cs, kw, seed):
+        """Cross-validated F over the C grid (each fold a warm-started path), the grid extended
+        by a decade at a time while the best C is at an edge (``extend_grid`` times at most)."""
+        n_splits = min(int(self.cv), Xa.shape[0])
+        folds = list(KFold(n_splits, shuffle=True, random_state=seed).split(Xa))
+        n_jobs = 1 if self.n_jobs is None else int(self.n_jobs)
+        scores = {k: {} for k in range(n_splits)}
+        stops = {k: {} for k in range(n_splits)}
+        last = {k: None for k in range(n_splits)}
+        log.info(
+            "RML tuning: %d folds x %d values of C (%g .. %g) on %d worker(s), then a refit on all %d examples",
+            n_splits,
+            len(Cs),
+            Cs[0],
+            Cs[-1],
+            n_jobs,
+            Xa.shape[0],
+        )
+
+        def run(values, warm, offset, total):
+            out = Parallel(n_jobs=n_jobs)(
+                delayed(_fold)(
+                    Xa,
+                    Y,
+                    tr,
+                    va,
+                    values,
+                    kw,
+                    seed + 1 + k,
+                    f"fold {k + 1} of {n_splits}, ",
+                    offset,
+                    total,
+                    last[k] if warm else None,
+                    queue,
+                )
+                for k, (tr, va) in enumerate(folds)
+            )
+            for k, (sc, st, dual, cpu) in enumerate(out):
+                if n_jobs > 1:
+                    self.fit_cpu_time_ += cpu
+                scores[k].update(sc)
+                stops[k].update(st)
+                if warm or last[k] is None:
+                    last[k] = dual
+            log.info("RML tuning: %d of %d values of C done in every fold", len(scores[0]), total)
+
+        def grid(Cs):
+            total = len(Cs) + int(self.extend_grid)
+            run(Cs, False, 0, total)
+            Cs = sorted(Cs)
+            for _ in range(int(self.extend_grid)):
+                mean = [np.mean([scores[k][C] for k in scores]) for C in Cs]
+                best = int(np.argmax(mean))
+                if best == len(Cs) - 1:
+                    new = Cs[-1] * 10.0
+                    run([new], True, len(Cs), total)
+                    Cs = Cs + [new]
+                elif best == 0:
+                    new = Cs[0] / 10.0
+                    run([new], False, len(Cs), total)
+                    Cs = [new] + Cs
+                else:
+                    break
+                self.grid_extended_.append(new)
+                log.info("RML tuning: best C at the edge of the grid, C = %g added", new)
+            return Cs
+
+        # Worker processes send their progress lines through a queue to this process's log.
+        manager = multiprocessing.Manager() if n_jobs > 1 else None
+        queue = manager.Queue() if manager is not None else None
+        listener = logging.handlers.QueueListener(queue, _Forward()) if queue is not None else None
+        if listener is not None:
+            listener.start()
+        try:
+            Cs = grid(Cs)
+        finally:
+            if listener is not None:
+                listener.stop()
+                manager.shutdown()
+        self.cv_scores_ = np.array([np.mean([scores[k][C] for k in scores]) for C in Cs])
+        self.cv_stops_ = [[stops[k][C][:2] for k in scores] for C in Cs]
+        self.cv_gaps_ = np.array([[stops[k][C][2] for k in scores] for C in Cs])
+        best = int(np.argmax(self.cv_scores_))
+        self.C_ = float(Cs[best])
+        if len(Cs) > 1 and best in (0, len(Cs) - 1):
+            self.C_at_edge_ = "upper" if best == len(Cs) - 1 else "lower"
+            log.warning(
+                "RML tuning: the chosen C = %g is at the %s edge of the grid %g .. %g (mean CV F %.4f)",
+                self.C_,
+                self.C_at_edge_,
+                Cs[0],
+                Cs[-1],
+                self.cv_scores_[best],
+            )
+        log.info(
+            "RML tuning: C = %g chosen (mean CV F %.4f; per C: %s)",
+            self.C_,
+            self.cv_scores_[best],
+            ", ".join(f"{C:g}: {v:.4f}" for C, v in zip(Cs, self.cv_scores_)),
+        )
+        refit_init = None
+        if self.C_ == Cs[-1]:
+            # Every example lies in the training part of all folds but one: the mean of those
+            # folds' dual variables at this C is feasible, and a warm start for the refit.
+            n, m = Y.shape
+            A, ell, cnt = np.zeros((n, m)), np.zeros(n), np.zeros(n)
+            for k, (tr, _) in enumerate(folds):
+                A[tr] += last[k][0]
+                ell[tr] += last[k][1]
+                cnt[tr] += 1
+            cnt = np.maximum(cnt, 1)
+            refit_init = (A / cnt[:, None], ell / cnt)
+        return Cs, refit_init
 
     def fit(self, X, y):
         """Tune C (if several), then solve the structured SVM on all of (X, y).
@@ -343,20 +588,22 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         seed = int(rng.integers(2**31)) if hasattr(rng, "integers") else int(rng.randint(2**31))
         kw = dict(tol=float(self.tol), max_iter=int(self.max_iter), batch_size=int(self.batch_size))
         t0 = time.perf_counter()
+        c0 = time.process_time()
+        self.fit_cpu_time_ = 0.0
+        self.C_at_edge_ = ""
+        self.grid_extended_ = []
+        refit_init = None
         if len(Cs) > 1:
-            n_splits = min(int(self.cv), X.shape[0])
-            folds = KFold(n_splits, shuffle=True, random_state=seed).split(Xa)
-            res = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fold)(Xa, Y, tr, va, Cs, kw, seed + 1 + k) for k, (tr, va) in enumerate(folds)
-            )
-            self.cv_scores_ = np.array([np.mean([r[0][C] for r in res]) for C in Cs])
-            self.cv_stops_ = [[r[1][C] for r in res] for C in Cs]
-            self.C_ = float(Cs[int(np.argmax(self.cv_scores_))])
+            Cs, refit_init = self._tune(Xa, Y, Cs, kw, seed)
         else:
             self.cv_scores_ = np.full(1, np.nan)
             self.C_ = float(Cs[0])
+        self.Cs_ = np.array(Cs)
         self.cv_time_ = time.perf_counter() - t0
-        path = _path(Xa, Y, [C for C in Cs if C <= self.C_], kw, seed)
+        # The refit: from the folds' mean solution when C_ is the largest C solved, else along
+        # the warm-started path of the grid's values up to C_.
+        refit_cs = [self.C_] if refit_init is not None else [C for C in Cs if C <= self.C_]
+        path = _path(Xa, Y, refit_cs, kw, seed, init=refit_init, where="refit on all data, ")
         final = path[self.C_]
         W = final["W"]
         coef, intercept = W[:-1].T, W[-1].copy()
@@ -370,6 +617,7 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.stopped_by_ = final["stopped_by"]
         self.dual_objective_history_ = list(final["dual_history"])
         self.gap_history_ = list(final["gap_history"])
+        self.fit_cpu_time_ += time.process_time() - c0
         return self
 
     def decision_function(self, X):
