@@ -36,7 +36,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context, clone
-from sklearn.utils import check_random_state, get_tags
+from sklearn.utils import _safe_indexing, check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
@@ -429,12 +429,26 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             for s0 in range(0, len(P), rows):
                 H[s0 : s0 + rows] = gfm_from_samples((U[None] < P[s0 : s0 + rows, None, :]).astype(np.int8))[0]
             return H, expected_f_independent(P, H) if len(P) else np.zeros(0)
-        Ys, w = self.label_samples(X)
-        if Ys.shape[0] == 0:
-            return np.zeros((0, self.n_labels_), np.int8), np.zeros(0)
         method = {"gfm": "gfm", "fm": "fm", "threshold": "mm"}[self.inference_]
-        H = from_samples(Ys, method, weights=w)[method]
-        return H, _sample_expected_f(Ys, w, H)
+        X = X.tocsr() if sp.issparse(X) else X  # row chunks of any sparse format
+        n = _num_samples(X)
+        H = np.zeros((n, self.n_labels_), np.int8)
+        V = np.zeros(n)
+        for sl in self._row_chunks(n):  # the samples of a chunk of instances at a time
+            Ys, w = self.label_samples(_safe_indexing(X, np.arange(sl.start, sl.stop)))
+            H[sl] = from_samples(Ys, method, weights=w)[method]
+            V[sl] = _sample_expected_f(Ys, w, H[sl])
+        return H, V
+
+    def _row_chunks(self, n):
+        model, _ = _unwrap(self.estimator_)
+        width = {
+            "chain": self.n_samples,
+            "neighbors": getattr(model, "n_neighbors", 5),
+            "forest": 16 * len(getattr(model, "estimators_", [])),  # pooled leaves: a few per tree
+        }[self.distribution_]
+        rows = max(1, _CHUNK_BYTES // (4 * max(1, width) * self.n_labels_))
+        return [slice(s0, min(n, s0 + rows)) for s0 in range(0, n, rows)]
 
     # ------------------------------------------------------------------ public predictions
     def predict(self, X):
@@ -454,10 +468,13 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "route_")
         if self.distribution_ == "marginals":
             return self._marginals(X)
-        Ys, w = self.label_samples(X)
-        if w is None:
-            return Ys.mean(axis=1)
-        return np.einsum("nkm,nk->nm", Ys, w) / w.sum(axis=1)[:, None]
+        X = X.tocsr() if sp.issparse(X) else X
+        n = _num_samples(X)
+        P = np.zeros((n, self.n_labels_))
+        for sl in self._row_chunks(n):
+            Ys, w = self.label_samples(_safe_indexing(X, np.arange(sl.start, sl.stop)))
+            P[sl] = Ys.mean(axis=1) if w is None else np.einsum("nkm,nk->nm", Ys, w) / w.sum(axis=1)[:, None]
+        return P
 
     def score(self, X, y, sample_weight=None):
         """Mean instance-wise F-measure of ``predict(X)`` against ``y`` (F(0, 0) = 1)."""
