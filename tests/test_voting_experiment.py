@@ -211,7 +211,7 @@ def test_voting_keeps_per_instance_scores_and_where_the_time_goes():
         "refit on all training data",
         "test predictions",
     ]
-    assert timing.share.sum() == pytest.approx(1.0) and (timing.wall_s >= 0).all() and (timing.cpu_s >= 0).all()
+    assert timing.time_share.sum() == pytest.approx(1.0) and (timing.wall_s >= 0).all() and (timing.cpu_s >= 0).all()
     rec = fits[0]["record"]
     assert timing[timing.fit == "br"].wall_s.iloc[0] == pytest.approx(rec["validation_fit_s"])
     assert timing[timing.fit == "br"].wall_s.iloc[2] == pytest.approx(rec["fit_s"])

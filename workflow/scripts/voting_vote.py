@@ -13,4 +13,6 @@ for df, path in ((scores, out.scores), (curve, out.curve), (inst, out.instances)
         df.to_csv(tmp, index=False)
 log.info("voting: %d members, threshold %s", len(scores) - 1, scores["threshold"].iloc[-1])
 for r in timing.itertuples():
-    log.info("time: fit %s, %s: %.1f s wall, %.1f s CPU (%.0f%%)", r.fit, r.phase, r.wall_s, r.cpu_s, 100 * r.share)
+    log.info(
+        "time: fit %s, %s: %.1f s wall, %.1f s CPU (%.0f%%)", r.fit, r.phase, r.wall_s, r.cpu_s, 100 * r.time_share
+    )

@@ -412,8 +412,8 @@ def run_vote(fits, cfg: dict, sizes=None, return_instances: bool = False):
 def run_timing(fits) -> pd.DataFrame:
     """Where a dataset's voting stage spends its time: one row per (fit, phase) of :func:`run_fit`.
 
-    Columns ``dataset, fit, learner, members, phase, wall_s, cpu_s, share`` (``cpu_s``: this
-    process plus, for learners that report it, the CPU seconds of their parallel workers; ``share``:
+    Columns ``dataset, fit, learner, members, phase, wall_s, cpu_s, time_share`` (``cpu_s``: this
+    process plus, for learners that report it, the CPU seconds of their parallel workers; ``time_share``:
     the phase's part of the dataset's total wall time). Phases: the fit on the training part, the
     members' validation predictions, the refit on all training data (``refit``) and the members'
     test predictions.
@@ -433,7 +433,7 @@ def run_timing(fits) -> pd.DataFrame:
             )
     out = pd.DataFrame(rows, columns=["dataset", "fit", "learner", "members", "phase", "wall_s", "cpu_s"])
     total = out.groupby("dataset")["wall_s"].transform("sum")
-    return out.assign(share=out["wall_s"] / total.where(total > 0))
+    return out.assign(time_share=out["wall_s"] / total.where(total > 0))
 
 
 # ------------------------------------------------------------------------------------ tables
