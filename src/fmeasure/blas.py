@@ -12,9 +12,8 @@ _BLAS_CONTROLLER = None
 def single_threaded_blas(fn):
     """Run ``fn`` with BLAS limited to one thread.
 
-    Our matrix products are small and batched; on a shared machine a multi-threaded BLAS spends
-    most of its time waiting for its threads (we measured 35 ms instead of 0.5 ms for a
-    (5151 x 18) @ (18 x 20) product with OpenBLAS on 2 loaded cores). The controller is created
+    Our matrix products are small and batched; a multi-threaded BLAS spends
+    most of its time waiting for its threads on such small products. The controller is created
     once; entering/leaving the limit costs ~30 microseconds.
     """
 

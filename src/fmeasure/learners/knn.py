@@ -393,7 +393,7 @@ def _tie_key(dist, tol):
 def _sorted_kneighbors(nn, Xs, k, tol, n_jobs):
     """``k`` nearest candidates per row, sorted by (tie key, training index)."""
     # scikit-learn's brute-force search runs OpenMP threads whatever NearestNeighbors'
-    # n_jobs says; on a busy machine their start-up dominates small queries, so the
+    # n_jobs says; their start-up dominates small queries, so the
     # thread count follows n_jobs (None -> 1, -1 -> all cores).
     threads = 1 if n_jobs is None else (os.cpu_count() or 1) if n_jobs < 0 else int(n_jobs)
     with threadpool_limits(limits=threads, user_api="openmp"):

@@ -114,9 +114,9 @@ def _enumerate(m):
     return ((k[:, None] >> shifts[None, :]) & 1).astype(np.int8)
 
 
-# Sampling and search use many small matrix products: a multi-threaded BLAS on a shared machine
-# spends most of its time waiting for its threads (3x slower measured here), so these methods run
-# with BLAS limited to one thread (the inference core's helper).
+# Sampling and search use many small matrix products, for which a multi-threaded BLAS spends more
+# time synchronising its threads than computing, so these methods run with BLAS limited to one
+# thread (the inference core's helper; benchmarks/bench_pcc.py measures it).
 
 
 class ProbabilisticClassifierChain(BaseEstimator):
