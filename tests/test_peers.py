@@ -120,6 +120,40 @@ def test_run_peer_constant_label_and_scikit_learn_reference():
     assert rec["mean_set_size"] == pytest.approx(H.sum(1).mean())
 
 
+def test_run_peer_our_extratrees_route_is_exact_gfm_on_its_leaves():
+    from sklearn.ensemble import ExtraTreesClassifier
+    from sklearn.preprocessing import StandardScaler
+
+    from fmeasure import FOptimalClassifier
+
+    ds = _toy(constant=False)
+    params = {"n_estimators": 7, "min_samples_leaf": 3}
+    rec, inst = peers.run_peer(
+        ds, "fopt_extratrees", "default", grid={}, cv=3, seed=2, python=sys.executable, adapter=ADAPTER
+    )
+    assert rec["source"] == "ours"
+    rec, inst = peers.run_peer(
+        ds,
+        "fopt_extratrees",
+        "tuned",
+        grid={k: [v] for k, v in params.items()},
+        cv=3,
+        seed=2,
+        python=sys.executable,
+        adapter=ADAPTER,
+    )
+    # the same forest in this process gives the same test F, and each of its predictions has the
+    # largest expected F over {0,1}^3 under the leaves' weighted label vectors (brute force)
+    sc = StandardScaler().fit(ds.X_train)
+    clf = FOptimalClassifier(ExtraTreesClassifier(random_state=2, **params)).fit(sc.transform(ds.X_train), ds.Y_train)
+    H = clf.predict(sc.transform(ds.X_test))
+    assert rec["f"] == pytest.approx(100 * np.mean([_f(y, h) for y, h in zip(ds.Y_test, H)]))
+    Ys, w = clf.label_samples(sc.transform(ds.X_test))
+    for y, wi, h in zip(Ys, w, H):
+        best, _ = _brute(y, wi / wi.sum(), 3)
+        assert sum(p * _f(yk, h) for yk, p in zip(y, wi / wi.sum())) == pytest.approx(best)
+
+
 def test_run_peer_tuned_chooses_on_the_training_set_only():
     ds = _toy(constant=False)
     # a grid where C = 1e-6 predicts (almost) nothing; tuning must not choose it
@@ -164,6 +198,8 @@ def test_table_and_findings_by_hand(tmp_path):
     assert t.at[("boomer", "default"), "f"] == 62.5 and t.at[("boomer", "default"), "diff_to_best_ours"] == 0.0
     assert t.at[("br", "tuned"), "diff_to_best_ours"] == -25.0 and t.at[("br", "tuned"), "diff_se"] > 0
     assert t.at[("boomer", "default"), "source"] == "peer" and t.at[("efp", "tuned"), "source"] == "ours"
+    assert peers.is_peer("boomer") and not peers.is_peer("fopt_extratrees") and not peers.is_peer("efp")
+    assert peers.title("efp") == "EFP" and peers.title("fopt_extratrees").startswith("FOptimalClassifier")
     # SE of the mean of [100, 0, 100, 50]: sd 47.87 / 2
     assert t.at[("efp", "tuned"), "se"] == pytest.approx(np.std([100, 0, 100, 50], ddof=1) / 2)
     rows = {r["claim_id"]: r for r in peers.run_findings(t.reset_index(), peer, ours, {"efp", "br"}, n_boot=200)}

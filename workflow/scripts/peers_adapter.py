@@ -7,7 +7,8 @@ holds ``spec`` (JSON: ``{"peer": name, "seed": int, "tasks": [{"params": {...}},
 task j, ``Xtr{j}``, ``Ytr{j}``, ``Xev{j}`` (features already standardised, constant labels already
 removed by the caller). OUT.npz receives ``H{j}`` (0/1 predictions for ``Xev{j}``), ``fit_s{j}`` and
 ``predict_s{j}`` (wall seconds). It imports only numpy, scipy, scikit-learn and the peer's package:
-the peer's environment has no fmeasure.
+a peer's own environment has no fmeasure. Routes of ours (``fopt_*``) run in the project's
+environment and import fmeasure.
 """
 
 import json
@@ -39,6 +40,13 @@ def make(peer, params, seed):
 
         wrap = MultiOutputClassifier if peer == "sklearn_br" else ClassifierChain
         return wrap(LogisticRegression(**params))
+    if peer == "fopt_extratrees":
+        from sklearn.ensemble import ExtraTreesClassifier
+
+        from fmeasure import FOptimalClassifier
+
+        params = {"n_estimators": 300, **params}
+        return FOptimalClassifier(ExtraTreesClassifier(random_state=int(seed), **params))
     raise SystemExit(f"peers_adapter: unknown peer {peer!r}")
 
 

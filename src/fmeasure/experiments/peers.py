@@ -9,6 +9,10 @@ The peers (config ``peers.peers``) are public packages a user reaches for:
 - ``sklearn_br`` / ``sklearn_cc``: scikit-learn's ``MultiOutputClassifier(LogisticRegression())``
   and ``ClassifierChain(LogisticRegression())``, thresholding at 0.5.
 
+Routes of ours can run under the same protocol too (:data:`OURS_TITLES`): ``fopt_extratrees`` is
+``FOptimalClassifier(ExtraTreesClassifier())``, exact GFM on the label vectors pooled from the
+training examples in the query's leaves. They are counted as ours in the table and the findings.
+
 A peer whose requirements cannot share the project's environment runs in its own virtual
 environment, built once from pinned requirements (``envs/peers/<peer>.txt``) by :func:`build_env`;
 the others run in the project's environment. Either way the data go to the peer as files and the
@@ -51,6 +55,9 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "PEER_TITLES",
+    "OURS_TITLES",
+    "title",
+    "is_peer",
     "ENV_RECORD",
     "build_env",
     "env_python",
@@ -79,6 +86,22 @@ PEER_TITLES = {
     "sklearn_br": "MultiOutputClassifier(LogisticRegression), 0.5",
     "sklearn_cc": "ClassifierChain(LogisticRegression), 0.5",
 }
+
+#: Routes of ours run through the peers' protocol (in the project's environment), and their names.
+OURS_TITLES = {
+    "fopt_extratrees": "FOptimalClassifier(ExtraTrees), GFM",
+}
+
+
+def title(method: str) -> str:
+    """How the table and the figure name ``method`` (our parametric learners in capitals)."""
+    return PEER_TITLES.get(method) or OURS_TITLES.get(method) or method.upper()
+
+
+def is_peer(method: str) -> bool:
+    """True for a public package's model, False for a method or route of ours."""
+    return method in PEER_TITLES
+
 
 #: The record a built environment keeps in its own folder (what was installed, from which file).
 ENV_RECORD = "fmeasure-env.json"
@@ -260,7 +283,7 @@ def run_peer(ds, peer: str, setting: str, *, grid: dict, cv: int, seed: int, pyt
     record = {
         "dataset": ds.name,
         "method": peer,
-        "source": "peer",
+        "source": "peer" if is_peer(peer) else "ours",
         "setting": setting,
         "params": json.dumps(best, sort_keys=True),
         "f": float(f.mean()),
@@ -320,7 +343,7 @@ def run_table(records, peer_instances, ours_instances, *, n_boot: int = 1000, se
     rows = []
     for dataset, g in inst.groupby("dataset", sort=False):
         w = g.pivot_table(index="instance", columns=["method", "setting"], values="f", aggfunc="first")
-        ours = [c for c in w.columns if c[0] not in PEER_TITLES]
+        ours = [c for c in w.columns if not is_peer(c[0])]
         if not ours:
             raise ValueError(f"dataset {dataset!r}: no per-instance scores of our methods")
         best = max(ours, key=lambda c: w[c].mean())
@@ -337,7 +360,7 @@ def run_table(records, peer_instances, ours_instances, *, n_boot: int = 1000, se
                 {
                     "dataset": dataset,
                     "method": method,
-                    "source": "peer" if method in PEER_TITLES else "ours",
+                    "source": "peer" if is_peer(method) else "ours",
                     "setting": setting,
                     "f": float(x.mean()),
                     "se": float(x.std(ddof=1) / np.sqrt(len(x))),
@@ -358,7 +381,7 @@ def write_table(table: pd.DataFrame, csv_path, md_path) -> pd.DataFrame:
     from fmeasure.tables import write_table as _write
 
     shown = table.assign(
-        method=[PEER_TITLES.get(m, m.upper()) for m in table.method],
+        method=[title(m) for m in table.method],
         **{c: table[c].round(2) for c in ("f", "se", "diff_to_best_ours", "diff_se")},
         fit_s=table.fit_s.round(1),
         predict_s=table.predict_s.round(2),
@@ -369,7 +392,8 @@ def write_table(table: pd.DataFrame, csv_path, md_path) -> pd.DataFrame:
         "splits and standardised features; se: standard error of the mean over test instances; "
         "diff_to_best_ours: F minus the best of ours on the dataset (best_ours), diff_se: its paired bootstrap "
         "SE; default: the package's defaults; tuned: its grid chosen by cross-validation on the training set; "
-        "fit_s, predict_s: wall seconds of the final fit and prediction (ours: see their stage's table)."
+        "fit_s, predict_s: wall seconds of the final fit and prediction (ours from other stages: see their "
+        "stage's table)."
     )
     _write(table, csv_path, md_path, caption=caption, md_df=shown.drop(columns=["params"]))
     return table
@@ -389,7 +413,7 @@ def write_figure(table: pd.DataFrame, png_path, pdf_path=None) -> None:
     hatches = ["", "//", "..", "xx", "\\\\", "--", "++", "oo"]
     for j, (method, setting) in enumerate(labels):
         sub = table[(table.method == method) & (table.setting == setting)].set_index("dataset").reindex(datasets)
-        ours = method not in PEER_TITLES
+        ours = not is_peer(method)
         ax.bar(
             np.arange(len(datasets)) + (j - (len(labels) - 1) / 2) * width,
             sub.f,
@@ -399,7 +423,7 @@ def write_figure(table: pd.DataFrame, png_path, pdf_path=None) -> None:
             color="0.35" if ours else "0.85",
             edgecolor="black",
             hatch=hatches[j % len(hatches)],
-            label=f"{PEER_TITLES.get(method, method.upper())} ({setting})",
+            label=f"{title(method)} ({setting})",
         )
     ax.set_xticks(np.arange(len(datasets)), datasets)
     ax.set_ylabel("test F-measure (%)")
@@ -434,7 +458,7 @@ def run_findings(table: pd.DataFrame, peer_instances, ours_instances, paper_meth
             w = g.assign(key=g.method + "/" + g.setting).pivot_table(
                 index="instance", columns="key", values="f", aggfunc="first"
             )
-            ours = [k for k in w.columns if k.split("/")[0] not in PEER_TITLES]
+            ours = [k for k in w.columns if not is_peer(k.split("/")[0])]
             claimed = [k for k in ours if k.split("/")[0] in paper_methods] if paper_only else ours
             for k in w.columns:
                 if k in ours or not claimed:
