@@ -22,8 +22,9 @@ distribution, here the (weighted) empirical distribution of the label vectors.
 Cost per predicted instance, m labels: the marginal route adds O(m^2) to the estimator's
 ``predict_proba`` (the DP), in batches, no Python loop over instances. The chain route draws
 ``n_samples`` label vectors: m calls of the base models' ``predict_proba`` on
-``n * n_samples`` rows (for ``LogisticRegression`` base models one matrix product for the features
-and O(n_samples * m^2) per instance for the labels), then GFM in O(n_samples * m + m^2 * s_max).
+``n * n_samples`` rows (for ``LogisticRegression`` base models one matrix product for the features,
+then a compiled walk down the chain in O(n_samples * m * (1 + s)) per instance, s the labels drawn
+positive), then GFM in O(n_samples * m + m^2 * s_max).
 The forest route pools up to ``n_estimators`` leaves, the neighbour route ``n_neighbors``
 vectors; GFM on K pooled vectors costs O(K * m + m^2 * s_max). Memory: chunks of instances,
 each chunk at most a few tens of MB.
@@ -31,6 +32,7 @@ each chunk at most a few tens of MB.
 
 from __future__ import annotations
 
+import logging
 from numbers import Integral
 
 import numpy as np
@@ -42,6 +44,7 @@ from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
 from fmeasure import metrics
 from fmeasure.inference import expected_f_independent, fm, from_samples, gfm_from_samples, marginal_modes
+from fmeasure.io import progress
 from fmeasure.learners.base import check_labels, multilabel_tags
 
 __all__ = ["FOptimalClassifier", "chain_samples", "ROUTES"]
@@ -50,6 +53,8 @@ __all__ = ["FOptimalClassifier", "chain_samples", "ROUTES"]
 INFERENCES = ("fm", "gfm", "threshold")
 #: distribution_ -> the inference ``inference="auto"`` uses with it.
 ROUTES = {"marginals": "fm", "chain": "gfm", "forest": "gfm", "neighbors": "gfm"}
+
+log = logging.getLogger(__name__)
 
 _CHUNK_BYTES = 32 * 2**20  # working memory per chunk of instances
 
@@ -182,27 +187,34 @@ def chain_samples(chain, X, n_samples, random_state=None):
     links = [_linear_chain_link(e, d + k) for k, e in enumerate(chain.estimators_)]
     lin = all(link is not None for link in links)
     if lin:  # x-part of every logit in one product
+        from fmeasure.learners._sampling import chain_draws_linear
+
         Wx = np.column_stack([w[:d] for w, _ in links])
         base = np.asarray(X @ Wx) + np.array([b for _, b in links])
+        # V[k, j]: the weight of chain label k in the logit of chain label j > k
+        V = np.zeros((m, m))
+        for j, (w, _) in enumerate(links):
+            V[:j, j] = w[d:]
     U = rng.random((S, m))  # common random numbers: one draw serves every instance
-    rows = max(1, _CHUNK_BYTES // (8 * S * (m + (0 if lin else d + m))))
+    if lin:
+        with np.errstate(divide="ignore"):
+            L = np.log(U) - np.log1p(-U)  # u < sigma(z) exactly when z > log(u / (1 - u))
+    rows = max(1, _CHUNK_BYTES // (S * m + (0 if lin else 8 * S * (d + m))))
     for s0 in range(0, n, rows):
         sl = slice(s0, min(n, s0 + rows))
         c = sl.stop - sl.start
         Yc = np.zeros((c, S, m), dtype=np.int8)  # in chain order
-        if not lin:
+        if lin:  # compiled: one sample's logits at a time, moved only by the labels drawn positive
+            chain_draws_linear(np.ascontiguousarray(base[sl]), V, L, Yc)
+        else:
             Xr = X[sl]
             Xr = sp.csr_array(Xr)[np.repeat(np.arange(c), S)] if sp.issparse(Xr) else np.repeat(np.asarray(Xr), S, 0)
-        for k, est in enumerate(chain.estimators_):
-            if lin:
-                z = base[sl, k][:, None] + Yc[:, :, :k].astype(np.float64) @ links[k][0][d:]
-                p = 0.5 * (1.0 + np.tanh(0.5 * z))  # the logistic function, overflow-free
-            else:
+            for k, est in enumerate(chain.estimators_):
                 prev = Yc[:, :, :k].reshape(c * S, k).astype(np.float64)
                 Xa = sp.hstack([Xr, sp.csr_array(prev)], format="csr") if sp.issparse(Xr) else np.hstack([Xr, prev])
                 pr = _check_probabilities(np.asarray(est.predict_proba(Xa), dtype=np.float64), "predict_proba")
                 p = _positive_column(pr, est.classes_, int(order[k])).reshape(c, S)
-            Yc[:, :, k] = U[None, :, k] < p
+                Yc[:, :, k] = U[None, :, k] < p
         out[sl][:, :, order] = Yc
     return out
 
@@ -434,7 +446,9 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         n = _num_samples(X)
         H = np.zeros((n, self.n_labels_), np.int8)
         V = np.zeros(n)
-        for sl in self._row_chunks(n):  # the samples of a chunk of instances at a time
+        chunks = self._row_chunks(n)
+        for sl in progress(chunks, desc=f"{self.route_}: chunks of instances done", logger=log, every=30.0):
+            # the samples of a chunk of instances at a time
             Ys, w = self.label_samples(_safe_indexing(X, np.arange(sl.start, sl.stop)))
             H[sl] = from_samples(Ys, method, weights=w)[method]
             V[sl] = _sample_expected_f(Ys, w, H[sl])
