@@ -11,7 +11,9 @@ Conventions:
 * Ties: between sizes, the smallest k wins (the empty prediction first); within the k-th column,
   equal Delta values are broken towards the lowest label index.
 
-Speed: the algorithm is vectorised over a batch of instances (no Python loop over instances).
+Speed: :func:`gfm_from_p` runs compiled per-instance kernels (:mod:`fmeasure.inference._kernels`);
+:func:`gfm` and :func:`gfm_from_samples` are vectorised over a batch of instances (no Python loop
+over instances).
 For Delta, columns k that provably cannot win are skipped: E_k <= min(colsum_k, k * colmax_k),
 compared with max(P(y = 0), E_1). For P, labels whose P-row is zero and counts s above the
 largest one with mass are dropped (r labels, S counts remain), and every instance keeps its own
@@ -44,6 +46,7 @@ from fmeasure._arrays import (
     w_matrix,
 )
 from fmeasure.blas import single_threaded_blas
+from fmeasure.inference._kernels import gfm_p, p_stats
 
 __all__ = ["gfm", "gfm_from_p", "gfm_from_samples"]
 
@@ -286,20 +289,26 @@ def _gfm_compact(A, p0, colS=None):
     return h, value
 
 
-def _check_chunk_p(A, p0, offset, tol=TOL):
+def _check_chunk_p(A, p0, offset, tol=TOL, stats=None):
     """Validate a chunk of P; return (row sums (n, m), column sums (n, S)) with S the last count
     column that is not all zero (two passes over the chunk; the row sums only read columns <= S).
 
-    ``tol`` is the tolerance on sums (larger for float32 inputs)."""
-    lo = A.min()
-    cols = A.sum(axis=1)
+    ``tol`` is the tolerance on sums (larger for float32 inputs). ``stats``: the chunk's smallest
+    entries, row sums and column sums when already computed (:func:`._kernels.p_stats`)."""
+    if stats is None:
+        lo = A.min()
+        cols = A.sum(axis=1)
+    else:
+        lo, rows, cols = stats
+        lo = lo.min() if len(lo) else 0.0
     if not (np.isfinite(lo) and np.all(np.isfinite(cols))):
         raise ValueError("P: contains NaN or infinite values")
     if lo < -TOL:
         raise ValueError(f"P: probabilities must lie in [0, 1], got minimum {lo:.6g}")
     nzc = (cols != 0).any(axis=0)
     S = int(len(nzc) - np.argmax(nzc[::-1])) if nzc.any() else 0
-    rows = A[:, :, :S].sum(axis=2)
+    if stats is None:
+        rows = A[:, :, :S].sum(axis=2)
     if rows.size and rows.max() > 1 + tol:
         j, i = np.unravel_index(np.argmax(rows), rows.shape)
         raise ValueError(f"P: row {i} sums to {rows[j, i]:.6g} > 1 (a row is P(y_i = 1)) for instance {offset + j}")
@@ -333,10 +342,11 @@ def gfm_from_p(P, p_zero):
 
     Notes
     -----
-    Columns s above the largest count with non-zero mass and rows (labels) with zero
-    probability are dropped before the product, and columns k of Delta that provably cannot win
-    are never formed, so the cost is about O(r S K) for r active labels, S possible counts and K
-    candidate sizes rather than O(m^3). Same tie rules as :func:`gfm`.
+    Compiled, one instance at a time (:mod:`fmeasure.inference._kernels`): one pass over P for
+    validation and sums, then only the r labels with mass and the counts up to the largest with
+    mass S are read, and only the columns k of Delta whose bound reaches the best value found are
+    formed, so the cost is O(m^2) to read P plus O(c r S + c r log r) for c evaluated sizes, rather
+    than O(m^3). Same tie rules as :func:`gfm`.
 
     Examples
     --------
@@ -355,9 +365,10 @@ def gfm_from_p(P, p_zero):
     H = np.zeros((n, m), dtype=np.int8)
     V = np.empty(n)
     for sl in chunks(n, 8 * m * m * 2):
-        Ac = A[sl].astype(np.float64, copy=False)
-        rows, cols = _check_chunk_p(Ac, p0[sl], sl.start, tol)
-        H[sl], V[sl] = _gfm_p_block(Ac, p0[sl], rows, cols)
+        Ac = np.ascontiguousarray(A[sl], dtype=np.float64)
+        stats = p_stats(Ac)
+        _check_chunk_p(Ac, p0[sl], sl.start, tol, stats=stats)
+        gfm_p(Ac, p0[sl], stats[1], stats[2], _MARGIN, TIE_TOL, H[sl], V[sl])
     return out(H, V, single)
 
 

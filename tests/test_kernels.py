@@ -1,0 +1,102 @@
+"""The compiled GFM-from-P kernels against plain enumeration over {0,1}^m, on inputs the vectorised
+tests do not reach: float32 input, tiny negative round-off, batches spanning several chunks, and the
+one-line errors of the validation that now reads the kernels' sums."""
+
+import numpy as np
+import pytest
+from _dists import KINDS, all_vectors, exp_f_plain, random_dist
+
+from fmeasure import estimation as est
+from fmeasure.inference import gfm_from_p
+from fmeasure.inference._kernels import p_stats
+
+
+def _instances(rng, m, n):
+    out = []
+    for j in range(n):
+        Y, pr = random_dist(rng, m, KINDS[j % len(KINDS)])
+        out.append((Y, pr))
+    return out
+
+
+def _best(Y, pr):
+    """Largest expected F over all 2^m predictions, and every prediction within 1e-9 of it."""
+    H = all_vectors(Y.shape[1])
+    ef = np.array([exp_f_plain(Y, pr, h) for h in H])
+    return ef.max(), {tuple(h) for h, e in zip(H, ef) if e >= ef.max() - 1e-9}
+
+
+@pytest.mark.parametrize("m", [1, 4, 6])
+def test_kernel_predictions_are_optimal_by_enumeration(m):
+    rng = np.random.default_rng(40 + m)
+    inst = _instances(rng, m, 60)
+    P = np.array([est.p_matrix(Y, pr)[0] for Y, pr in inst])
+    p0 = np.array([est.p_matrix(Y, pr)[1] for Y, pr in inst])
+    H, V = gfm_from_p(P, p0)
+    for (Y, pr), h, v in zip(inst, H, V):
+        best, argbest = _best(Y, pr)
+        assert v == pytest.approx(best, abs=1e-12)
+        assert tuple(h) in argbest
+        assert exp_f_plain(Y, pr, h) == pytest.approx(best, abs=1e-12)
+
+
+def test_kernel_float32_input_and_tiny_negative_round_off():
+    rng = np.random.default_rng(3)
+    m = 5
+    inst = _instances(rng, m, 30)
+    P = np.array([est.p_matrix(Y, pr)[0] for Y, pr in inst])
+    p0 = np.array([est.p_matrix(Y, pr)[1] for Y, pr in inst])
+    noisy = P.copy()
+    noisy[P == 0] = -1e-12  # round-off below zero where there is no mass
+    for Pin in (P.astype(np.float32), noisy):
+        H, V = gfm_from_p(Pin, p0)
+        for (Y, pr), h, v in zip(inst, H, V):
+            best, argbest = _best(Y, pr)
+            assert v == pytest.approx(best, abs=1e-6)
+            assert exp_f_plain(Y, pr, h) == pytest.approx(best, abs=1e-6)
+
+
+def test_kernel_batch_across_chunks_equals_one_instance_at_a_time():
+    rng = np.random.default_rng(5)
+    m = 30  # 8 m^2 2 bytes per instance: a 64 MB chunk holds about 4,600 instances
+    n = 5000
+    P = np.zeros((n, m, m))
+    p0 = np.zeros(n)
+    for i in range(n):
+        S = int(rng.integers(1, 4))
+        q = rng.dirichlet(np.full(m, 0.2))
+        P[i, :, S - 1] = np.minimum(1.0, q * S) * 0.8
+        p0[i] = max(0.0, 1 - (P[i].sum(axis=0) / np.arange(1, m + 1)).sum()) * rng.random()
+    H, V = gfm_from_p(P, p0)
+    for i in list(range(0, n, 499)) + [n - 1]:
+        h1, v1 = gfm_from_p(P[i], p0[i])
+        np.testing.assert_array_equal(H[i], h1)
+        assert V[i] == v1
+
+
+def test_p_stats_by_hand():
+    A = np.array([[[0.5, 0.0], [0.25, -0.125]]])
+    lo, rows, cols = p_stats(A)
+    assert lo.tolist() == [-0.125]
+    assert rows.tolist() == [[0.5, 0.125]]
+    assert cols.tolist() == [[0.75, -0.125]]
+    lo, rows, cols = p_stats(np.array([[[np.nan, 0.0], [0.0, 0.0]]]))
+    assert np.isnan(rows[0, 0]) and np.isnan(cols[0, 0])
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda P, p0: P.__setitem__((1, 0, 0), np.nan), "P: contains NaN or infinite values"),
+        (lambda P, p0: P.__setitem__((1, 0, 0), -0.5), r"P: probabilities must lie in \[0, 1\], got minimum -0.5"),
+        (lambda P, p0: P.__setitem__((1, 0, slice(None)), 0.6), r"P: row 0 sums to 1.8 > 1 .* for instance 1"),
+        (lambda P, p0: p0.__setitem__(1, 0.9), r"p_zero: p_zero \+ sum_s P\(s_y = s\) = .* > 1 for instance 1"),
+    ],
+)
+def test_kernel_validation_errors_name_the_instance(change, message):
+    P = np.zeros((3, 3, 3))
+    P[:, 0, 0] = 0.5
+    p0 = np.full(3, 0.5)
+    change(P, p0)
+    with pytest.raises(ValueError, match=message):
+        gfm_from_p(P, p0)
