@@ -28,10 +28,10 @@ rule foptimal_run:
         jaccard_empty=config["metrics"]["jaccard_empty"],
     wildcard_constraints:
         model="br|cc|rf|knn|mlp",
-    threads: config["foptimal"]["threads"]
+    threads: get_threads("foptimal_run")
     resources:
-        mem_mb=config["foptimal"]["mem_mb"],
-        runtime=config["foptimal"]["runtime_min"],
+        mem_mb=get_mem_mb("foptimal_run"),
+        runtime=get_runtime("foptimal_run"),
     log:
         "logs/foptimal/run_{dataset}/{model}.log",
     benchmark:

@@ -10,7 +10,9 @@ where the sizes ``size_t`` come from the dataset's counts (n_train, n_test, d fe
 * ``cells``: (n_train + n_test) * (d + m) / 1e6, the data held in memory (millions of numbers);
 * ``fit``: n_train * d * m / 1e9, the work of fitting one linear model per label (billions);
 * ``pairs``: n_train * n_test / 1e9, the train-test distances of a neighbour search (billions);
-* ``labels``: n_test * m / 1e6, per-instance label arrays of the test set (millions).
+* ``labels``: n_test * m / 1e6, per-instance label arrays of the test set (millions);
+* ``train_labels``: n_train * m / 1e6, per-example label arrays of the training set, as a forest
+  keeps them in its leaves (millions).
 
 :data:`STAGES` holds one row of coefficients per rule. A failed job is retried (``retries`` in the
 workflow profiles) with ``growth`` times more of both. A rule's threads are its stage's configured
@@ -38,11 +40,12 @@ SIZE_TERMS = {
     "fit": lambda c: c["n_train"] * c["d"] * c["m"] / 1e9,
     "pairs": lambda c: c["n_train"] * c["n_test"] / 1e9,
     "labels": lambda c: c["n_test"] * c["m"] / 1e6,
+    "train_labels": lambda c: c["n_train"] * c["m"] / 1e6,
 }
 
 #: Per rule: config block (whose ``threads``/``mem_mb``/``runtime_min`` override), the threads key,
 #: memory (base MB, MB per unit of each size term) and run time (base minutes, minutes per unit).
-#: Mediamill's shape has cells 9.7, fit 0.38, pairs 0.40, labels 1.3.
+#: Mediamill's shape has cells 9.7, fit 0.38, pairs 0.40, labels 1.3, train_labels 3.1.
 STAGES = {
     "parse_dataset": {"block": "data", "threads": None, "mem": (500, {"cells": 60}), "runtime": (10, {"cells": 3})},
     "knn_run": {
@@ -98,6 +101,12 @@ STAGES = {
         "threads": "threads",
         "mem": (1000, {"cells": 200, "labels": 300}),
         "runtime": (30, {"fit": 1200}),
+    },
+    "foptimal_run": {  # the random forest keeps every leaf's label distribution
+        "block": "foptimal",
+        "threads": "threads",
+        "mem": (1000, {"cells": 100, "train_labels": 2500}),
+        "runtime": (30, {"fit": 600}),
     },
     "ablations_run": {
         "block": "ablations",
