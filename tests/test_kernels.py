@@ -100,3 +100,26 @@ def test_kernel_validation_errors_name_the_instance(change, message):
     change(P, p0)
     with pytest.raises(ValueError, match=message):
         gfm_from_p(P, p0)
+
+
+@pytest.mark.parametrize("m", [1, 3, 5])
+def test_count_values_are_the_best_mean_f_by_enumeration(m):
+    """The F-trees' value-only kernel on groups of examples (sums of count vectors), with groups
+    that share no label, a group with only empty label sets, and columns given out of order."""
+    from fmeasure.learners.trees import gfm_values, label_contributions
+
+    rng = np.random.default_rng(90 + m)
+    Y = (rng.random((40, m)) < rng.random(m)).astype(np.int8)
+    Y[:3] = 0
+    Z, smax = label_contributions(Y)
+    Z = Z.toarray()
+    groups = [rng.choice(40, size=int(rng.integers(1, 12)), replace=False) for _ in range(30)] + [np.arange(3)]
+    C = np.array([Z[g].sum(axis=0) for g in groups])
+    got = gfm_values(C, m, smax)
+    H = all_vectors(m)
+    for g, v in zip(groups, got):
+        best = max(np.mean([exp_f_plain(Y[[j]], [1.0], h) for j in g]) for h in H)
+        assert v == pytest.approx(best, abs=1e-12)
+    perm = rng.permutation(m * smax)  # the same counts, columns listed in another order
+    Cp = np.concatenate([C[:, :-2][:, perm], C[:, -2:]], axis=1)
+    np.testing.assert_allclose(gfm_values(Cp, m, smax, columns=np.arange(m * smax)[perm]), got, rtol=0, atol=1e-12)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["p_stats", "gfm_p"]
+__all__ = ["p_stats", "gfm_p", "gfm_count_values"]
 
 
 @njit(cache=True, nogil=True)
@@ -53,15 +53,103 @@ def p_stats(A):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _delta_column(A, i, idx, r, S, W, k, D):  # pragma: no cover - compiled
-    """D[t] = Delta_k of active label idx[t] = sum_{s <= S} max(P[i, idx[t], s-1], 0) W[k - 1, s - 1]."""
+def _weights(m, S):  # pragma: no cover - compiled
+    """W[k - 1, s - 1] = 2 / (s + k) for sizes k = 1..m and counts s = 1..S."""
+    W = np.empty((m, S))
+    for k in range(1, m + 1):
+        for s in range(1, S + 1):
+            W[k - 1, s - 1] = 2.0 / (s + k)
+    return W
+
+
+@njit(cache=True, nogil=True)
+def _delta_column(ptr, es, ev, r, W, k, D, dense):  # pragma: no cover - compiled
+    """D[t] = Delta_k of row t = sum of ev * W[k - 1, es] over the entries ptr[t]..ptr[t+1] - 1
+    (``dense``: every row holds the counts 1..S in order, es unused)."""
     w = W[k - 1]
     for t in range(r):
-        j = idx[t]
         d = 0.0
-        for s in range(S):
-            d += max(A[i, j, s], 0.0) * w[s]
+        p = ptr[t]
+        if dense:
+            for s in range(ptr[t + 1] - p):
+                d += ev[p + s] * w[s]
+        else:
+            for e in range(p, ptr[t + 1]):
+                d += ev[e] * w[es[e]]
         D[t] = d
+
+
+@njit(cache=True, nogil=True)
+def _solve(ptr, es, ev, r, S, W, p0, margin, tie, E, U, C, D, srt, cs, dense):  # pragma: no cover - compiled
+    """GFM on one P block given by its positive entries: (best size, value).
+
+    Row t (one of r labels, each with mass) holds the entries ptr[t]..ptr[t+1] - 1: P[t, es[e]] =
+    ev[e] (column: count - 1 < S), counts increasing (compressed sparse rows; ``dense``: each row
+    holds all S counts in order). Sizes k = 1..r are bounded, evaluated in order of largest bound from
+    the expected count, until no bound reaches the best value less ``margin``; the choice is the
+    first value within ``tie`` of the maximum (size 0, the empty prediction with value ``p0``,
+    first). E, U, C, D, srt and cs are work arrays of at least r + 1 (cs: S) entries.
+    """
+    for s in range(S):
+        cs[s] = 0.0
+    if dense:
+        for t in range(r):
+            for s in range(S):
+                cs[s] += ev[ptr[t] + s]
+    else:
+        for e in range(ptr[r]):
+            cs[es[e]] += ev[e]
+    mass = 0.0
+    tot = 0.0
+    for s in range(S):
+        mass += cs[s] / (s + 1)
+        tot += cs[s]
+    for k in range(1, r + 1):
+        u = 0.0
+        w = W[k - 1]
+        for s in range(S):
+            u += cs[s] * w[s]
+        U[k - 1] = u
+        E[k - 1] = -np.inf
+    best = p0
+    kb = int(np.rint(tot / mass)) if mass > 0.0 else 1
+    kb = min(max(kb, 1), r)
+    while True:
+        _delta_column(ptr, es, ev, r, W, kb, D, dense)
+        srt[:r] = D[:r]
+        srt[:r].sort()  # ascending
+        C[0] = 0.0
+        for q in range(1, r + 1):
+            C[q] = C[q - 1] + srt[r - q]
+        e = C[kb]
+        E[kb - 1] = e
+        best = max(best, e)
+        for k in range(1, r + 1):  # every size bounded through column kb
+            if k > kb:
+                R = (S + kb) / (S + k)
+            elif k < kb:
+                R = (1.0 + kb) / (1.0 + k)
+            else:
+                R = 1.0
+            U[k - 1] = min(U[k - 1], R * C[k])
+        nxt = -1
+        un = -np.inf
+        for k in range(1, r + 1):
+            if E[k - 1] == -np.inf and U[k - 1] > un:
+                un = U[k - 1]
+                nxt = k
+        if nxt < 0 or un < best - margin:
+            break
+        kb = nxt
+    mx = p0
+    for k in range(r):
+        mx = max(mx, E[k])
+    if p0 >= mx - tie:
+        return 0, p0
+    for k in range(1, r + 1):
+        if E[k - 1] >= mx - tie:
+            return k, E[k - 1]
+    return 0, p0
 
 
 @njit(cache=True, nogil=True)
@@ -69,17 +157,17 @@ def gfm_p(A, p0, rows, cols, margin, tie, H, V):  # pragma: no cover - compiled
     """Exact GFM for each P matrix of A (n, m, S) with p0 (n,); fills H (n, m) int8 (zeros on entry)
     and V (n,). ``rows`` / ``cols`` are the row and column sums from :func:`p_stats`."""
     n, m, Smax = A.shape
-    W = np.empty((m, Smax))  # W[k - 1, s - 1] = 2 / (s + k)
-    for k in range(1, m + 1):
-        for s in range(1, Smax + 1):
-            W[k - 1, s - 1] = 2.0 / (s + k)
+    W = _weights(m, Smax)
     idx = np.empty(m, np.int64)
-    D = np.empty(m)
-    srt = np.empty(m)
-    cs = np.empty(Smax)
+    ptr = np.empty(m + 1, np.int64)
+    es = np.empty(1, np.int64)  # unused: dense rows
+    ev = np.empty(m * Smax)
+    D = np.empty(m + 1)
+    srt = np.empty(m + 1)
     C = np.empty(m + 1)
-    U = np.empty(m)
-    E = np.empty(m)
+    U = np.empty(m + 1)
+    E = np.empty(m + 1)
+    cs = np.empty(Smax)
     for i in range(n):
         r = 0
         for j in range(m):
@@ -94,67 +182,57 @@ def gfm_p(A, p0, rows, cols, margin, tie, H, V):  # pragma: no cover - compiled
         if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
             V[i] = p0[i]
             continue
-        for s in range(S):  # column sums of the clamped entries: the bounds hold for them
-            cs[s] = 0.0
-        for t in range(r):
+        for t in range(r):  # the active rows, counts 1..S, round-off below zero clamped
+            ptr[t] = t * S
             for s in range(S):
-                cs[s] += max(A[i, idx[t], s], 0.0)
-        mass = 0.0
-        tot = 0.0
-        for s in range(S):
-            mass += cs[s] / (s + 1)
-            tot += cs[s]
-        for k in range(1, r + 1):
-            u = 0.0
-            w = W[k - 1]
-            for s in range(S):
-                u += cs[s] * w[s]
-            U[k - 1] = u
-            E[k - 1] = -np.inf
-        best = p0[i]
-        kb = int(np.rint(tot / mass)) if mass > 0.0 else 1
-        kb = min(max(kb, 1), r)
-        while True:
-            _delta_column(A, i, idx, r, S, W, kb, D)
-            srt[:r] = D[:r]
-            srt[:r].sort()  # ascending
-            C[0] = 0.0
-            for q in range(1, r + 1):
-                C[q] = C[q - 1] + srt[r - q]
-            e = C[kb]
-            E[kb - 1] = e
-            best = max(best, e)
-            for k in range(1, r + 1):  # every size bounded through column kb
-                if k > kb:
-                    R = (S + kb) / (S + k)
-                elif k < kb:
-                    R = (1.0 + kb) / (1.0 + k)
-                else:
-                    R = 1.0
-                U[k - 1] = min(U[k - 1], R * C[k])
-            nxt = -1
-            un = -np.inf
-            for k in range(1, r + 1):
-                if E[k - 1] == -np.inf and U[k - 1] > un:
-                    un = U[k - 1]
-                    nxt = k
-            if nxt < 0 or un < best - margin:
-                break
-            kb = nxt
-        mx = p0[i]
-        for k in range(r):
-            mx = max(mx, E[k])
-        kbest = 0
-        value = p0[i]
-        if p0[i] < mx - tie:
-            for k in range(1, r + 1):
-                if E[k - 1] >= mx - tie:
-                    kbest = k
-                    value = E[k - 1]
-                    break
+                ev[t * S + s] = max(A[i, idx[t], s], 0.0)
+        ptr[r] = r * S
+        kbest, value = _solve(ptr, es, ev, r, S, W, p0[i], margin, tie, E, U, C, D, srt, cs, True)
         V[i] = value
         if kbest > 0:
-            _delta_column(A, i, idx, r, S, W, kbest, D)
+            _delta_column(ptr, es, ev, r, W, kbest, D, True)
             order = np.argsort(-D[:r], kind="mergesort")  # stable: ties to the lowest label index
             for q in range(kbest):
                 H[i, idx[order[q]]] = 1
+
+
+@njit(cache=True, nogil=True)
+def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no cover - compiled
+    """Best mean F of groups of examples given by count vectors (the F-trees' split search).
+
+    ``Cu`` (k, w): counts of w (label, count) columns, column c being label ``li[c]`` (0..r-1, in
+    non-decreasing order) with ``size[c] + 1`` labels; ``empty`` (k,): examples without labels;
+    ``n`` (k,): examples. Fills ``out`` (k,) with max(empty, max_k E_k) / n, where E_k is computed
+    from the counts as from P times n.
+    """
+    k_groups, w = Cu.shape
+    W = _weights(r, S)
+    ptr = np.empty(r + 1, np.int64)
+    es = np.empty(w, np.int64)
+    ev = np.empty(w)
+    D = np.empty(r + 1)
+    srt = np.empty(r + 1)
+    C = np.empty(r + 1)
+    U = np.empty(r + 1)
+    E = np.empty(r + 1)
+    cs = np.empty(S)
+    for g in range(k_groups):
+        nnz = 0
+        q = 0  # rows renumbered: only the labels with a positive count
+        last = -1
+        for c in range(w):
+            v = Cu[g, c]
+            if v > 0.0:
+                if li[c] != last:
+                    last = li[c]
+                    ptr[q] = nnz
+                    q += 1
+                es[nnz] = size[c]
+                ev[nnz] = v
+                nnz += 1
+        if nnz == 0:
+            out[g] = empty[g] / n[g]
+            continue
+        ptr[q] = nnz
+        _, value = _solve(ptr, es, ev, q, S, W, empty[g], margin * n[g], 0.0, E, U, C, D, srt, cs, False)
+        out[g] = value / n[g]

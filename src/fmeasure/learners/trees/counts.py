@@ -15,13 +15,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from fmeasure import inference
-from fmeasure._arrays import chunks, w_matrix
+from fmeasure._arrays import TIE_TOL, chunks
 from fmeasure.blas import single_threaded_blas
+from fmeasure.inference._kernels import gfm_count_values
 
 __all__ = ["gfm_from_counts", "gfm_values", "label_contributions"]
 
-#: bytes of the largest temporary of one batch of :func:`gfm_values` / :func:`gfm_from_counts`
+#: bytes of the largest temporary of one batch of :func:`gfm_from_counts`
 BATCH_BYTES = 16 * 2**20
+#: sizes whose bound reaches the best value less this (in units of the mean F) are evaluated
+_MARGIN = 4 * TIE_TOL
 
 
 def label_contributions(Y, smax=None):
@@ -107,9 +110,11 @@ def gfm_values(C, m, smax, columns=None):
 
     The split search's inner loop: the same value as :func:`gfm_from_counts` (which returns the
     maximiser too), computed on the labels and counts that occur, without input validation
-    (counts are exact). ``E_k`` is the sum of the k largest entries of column k of Delta (sizes
-    k above the number of occurring labels cannot win). Cost O(r^2 (S + log r)) per group for r
-    occurring labels and counts up to S.
+    (counts are exact), by a compiled kernel (:func:`fmeasure.inference._kernels.gfm_count_values`).
+    ``E_k`` is the sum of the k largest entries of column k of Delta; sizes are evaluated in order
+    of their upper bound until no bound reaches the best value, so the cost per group is
+    O(r S + c r (S + log r)) for r occurring labels, counts up to S and c evaluated sizes (at most
+    r, few when a group's label sets are alike).
 
     Parameters
     ----------
@@ -131,24 +136,26 @@ def gfm_values(C, m, smax, columns=None):
     [1.0, 1.0]
     """
     C = np.asarray(C, dtype=np.float64)
-    n = C[:, -1]
-    best = C[:, -2].copy()  # the empty prediction: [y = 0] counted
+    n = np.ascontiguousarray(C[:, -1])
     w = C.shape[1] - 2
     columns = np.arange(m * smax) if columns is None else np.asarray(columns)
-    used = (C[:, :w] > 0).any(axis=0)  # counts are non-negative
+    used = np.flatnonzero((C[:, :w] > 0).any(axis=0))  # counts are non-negative
+    used = used[np.argsort(columns[used], kind="stable")]  # label by label, counts increasing
     columns = columns[used]
-    if len(columns):
-        labels, li = np.unique(columns // smax, return_inverse=True)
-        size = columns % smax
-        r, S = len(labels), int(size.max()) + 1
-        WT = np.ascontiguousarray(w_matrix(S, r).T)  # (sizes k = 1..r, counts s = 1..S)
-        take = (np.arange(r)[None, :] >= (r - np.arange(1, r + 1))[:, None]).astype(np.float64)
-        Cu = C[:, :w][:, used]
-        for sl in chunks(len(C), 8 * r * (r + S), budget=BATCH_BYTES):
-            AT = np.zeros((sl.stop - sl.start, S, r))
-            AT[:, size, li] = Cu[sl]
-            DT = np.matmul(WT, AT)  # Delta^T: [group, size k, label]
-            DT.sort(axis=2)  # ascending: column k's k largest are its last k entries
-            E = np.einsum("gkj,kj->gk", DT, take)
-            best[sl] = np.maximum(best[sl], E.max(axis=1))
-    return best / n
+    if not len(columns):
+        return C[:, -2] / n  # no group has a label: the empty prediction
+    labels, li = np.unique(columns // smax, return_inverse=True)
+    size = columns % smax
+    out = np.empty(len(C))
+    gfm_count_values(
+        np.ascontiguousarray(C[:, used]),
+        li.astype(np.int64),
+        size.astype(np.int64),
+        len(labels),
+        int(size.max()) + 1,
+        np.ascontiguousarray(C[:, -2]),
+        n,
+        _MARGIN,
+        out,
+    )
+    return out
