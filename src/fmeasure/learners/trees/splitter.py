@@ -190,8 +190,10 @@ def best_split(binned, Znode, total, gbin, pos, m, smax, min_samples_leaf, featu
     Zk, total = sp.csr_array(Znode)[:, keep], total[keep]
     occ, feat, Hs = node_histogram(binned, Zk, gbin, pos, features)
     best = None
+    # counts are integers: float32 holds them exactly below 2^24 and halves the memory traffic
+    dtype = np.float32 if n_node < 2**24 else np.float64
     for b0, b1 in _blocks(feat, Zk.shape[1]):
-        H = Hs[b0:b1].toarray()
+        H = Hs[b0:b1].astype(dtype).toarray()
         L, nL, cand = left_counts(H, occ[b0:b1], feat[b0:b1], total, binned, min_samples_leaf)
         if len(cand) == 0:
             continue
