@@ -63,6 +63,12 @@ def _weights(m, S):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _work(r, S):  # pragma: no cover - compiled
+    """The work arrays of :func:`_solve` for up to r labels and S counts: D, srt, C, U, E, cs."""
+    return np.empty(r + 1), np.empty(r + 1), np.empty(r + 1), np.empty(r + 1), np.empty(r + 1), np.empty(S)
+
+
+@njit(cache=True, nogil=True)
 def _delta_column(ptr, es, ev, r, W, k, D, dense):  # pragma: no cover - compiled
     """D[t] = Delta_k of row t = sum of ev * W[k - 1, es] over the entries ptr[t]..ptr[t+1] - 1
     (``dense``: every row holds the counts 1..S in order, es unused)."""
@@ -162,12 +168,7 @@ def gfm_p(A, p0, rows, cols, margin, tie, H, V):  # pragma: no cover - compiled
     ptr = np.empty(m + 1, np.int64)
     es = np.empty(1, np.int64)  # unused: dense rows
     ev = np.empty(m * Smax)
-    D = np.empty(m + 1)
-    srt = np.empty(m + 1)
-    C = np.empty(m + 1)
-    U = np.empty(m + 1)
-    E = np.empty(m + 1)
-    cs = np.empty(Smax)
+    D, srt, C, U, E, cs = _work(m, Smax)
     for i in range(n):
         r = 0
         for j in range(m):
@@ -210,12 +211,7 @@ def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no c
     ptr = np.empty(r + 1, np.int64)
     es = np.empty(w, np.int64)
     ev = np.empty(w)
-    D = np.empty(r + 1)
-    srt = np.empty(r + 1)
-    C = np.empty(r + 1)
-    U = np.empty(r + 1)
-    E = np.empty(r + 1)
-    cs = np.empty(S)
+    D, srt, C, U, E, cs = _work(r, S)
     for g in range(k_groups):
         nnz = 0
         q = 0  # rows renumbered: only the labels with a positive count
