@@ -6,9 +6,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _sklearn_checks import api_checks
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold
-from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from fmeasure.inference import from_samples
 from fmeasure.learners import KNeighborsFMeasure
@@ -199,26 +199,7 @@ def test_knn_grid_search_with_f_scorer():
     np.testing.assert_allclose(gs2.cv_results_["mean_test_score"], gs.cv_results_["mean_test_score"])
 
 
-# scikit-learn's API checks. The estimator is multilabel-only: y must be a 0/1 indicator
-# matrix (or a 1-d 0/1 vector, read as one label). The checks below feed multiclass targets or
-# binary targets coded other than 0/1 (e.g. {1, 2}), so they do not apply; they are left out of
-# the parametrisation and replaced by test_knn_rejects_non_binary_targets, which checks the clear
-# rejection they would hit. check_array_api_input is left out too: we make no array-API claim
-# (scikit-learn skips it unless SCIPY_ARRAY_API is set).
-NOT_APPLICABLE = {
-    "check_classifiers_train",
-    "check_classifiers_classes",
-    "check_supervised_y_2d",
-    "check_estimators_dtypes",
-    "check_classifier_data_not_an_array",
-    "check_fit2d_1feature",
-    "check_array_api_input",
-}
-API_CHECKS = [
-    pytest.param(est, check, id=str(getattr(check, "func", check).__name__) + f"-{i}")
-    for i, (est, check) in enumerate(estimator_checks_generator(KNeighborsFMeasure(n_neighbors=3), legacy=True))
-    if getattr(check, "func", check).__name__ not in NOT_APPLICABLE
-]
+API_CHECKS = api_checks(KNeighborsFMeasure(n_neighbors=3))
 
 
 @pytest.mark.parametrize("estimator, check", API_CHECKS)

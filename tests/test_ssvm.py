@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.utils.estimator_checks import estimator_checks_generator
+from _sklearn_checks import api_checks
 
 from fmeasure.learners import FMeasureSSVM
 from fmeasure.learners.parametric import LFP
@@ -150,22 +150,7 @@ def test_ssvm_rejects_non_binary_targets():
         FMeasureSSVM(Cs=(1.0,)).fit(Xa, Y * 2)
 
 
-# scikit-learn's API checks that apply to a multilabel-only estimator (as for KNeighborsFMeasure:
-# the left-out checks feed multiclass or non-0/1 targets, rejected by test_ssvm_rejects_non_binary_targets).
-NOT_APPLICABLE = {
-    "check_classifiers_train",
-    "check_classifiers_classes",
-    "check_supervised_y_2d",
-    "check_estimators_dtypes",
-    "check_classifier_data_not_an_array",
-    "check_fit2d_1feature",
-    "check_array_api_input",
-}
-API_CHECKS = [
-    pytest.param(est, check, id=str(getattr(check, "func", check).__name__) + f"-{i}")
-    for i, (est, check) in enumerate(estimator_checks_generator(FMeasureSSVM(Cs=(1.0,), max_iter=20), legacy=True))
-    if getattr(check, "func", check).__name__ not in NOT_APPLICABLE
-]
+API_CHECKS = api_checks(FMeasureSSVM(Cs=(1.0,), max_iter=20))
 
 
 @pytest.mark.parametrize("estimator, check", API_CHECKS)

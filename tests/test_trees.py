@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.utils.estimator_checks import estimator_checks_generator
+from _sklearn_checks import api_checks
 
 from fmeasure.estimation import p_matrix
 from fmeasure.inference import brute_force, gfm_from_p
@@ -220,25 +220,7 @@ def test_trees_rejects_non_binary_targets():
         BaggedFMeasureTrees(prediction="mean").fit(np.arange(8.0).reshape(4, 2), np.eye(4, 2))
 
 
-# scikit-learn's API checks. Multilabel-only estimators (y a 0/1 indicator matrix, or a 1-d 0/1
-# vector read as one label): the checks below feed multiclass targets or binary targets coded
-# other than 0/1, so they do not apply (test_trees_rejects_non_binary_targets checks the
-# rejection instead); check_array_api_input: no array-API claim.
-NOT_APPLICABLE = {
-    "check_classifiers_train",
-    "check_classifiers_classes",
-    "check_supervised_y_2d",
-    "check_estimators_dtypes",
-    "check_classifier_data_not_an_array",
-    "check_fit2d_1feature",
-    "check_array_api_input",
-}
-API_CHECKS = [
-    pytest.param(est, check, id=type(est).__name__ + "-" + str(getattr(check, "func", check).__name__) + f"-{i}")
-    for base in (FMeasureTree(min_samples_leaf=2), BaggedFMeasureTrees(n_estimators=3, random_state=0))
-    for i, (est, check) in enumerate(estimator_checks_generator(base, legacy=True))
-    if getattr(check, "func", check).__name__ not in NOT_APPLICABLE
-]
+API_CHECKS = api_checks(FMeasureTree(min_samples_leaf=2), BaggedFMeasureTrees(n_estimators=3, random_state=0))
 
 
 @pytest.mark.parametrize("estimator, check", API_CHECKS)

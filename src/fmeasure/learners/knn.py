@@ -42,12 +42,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from fmeasure import inference, metrics
-from fmeasure.learners.base import multilabel_tags
+from fmeasure import inference
+from fmeasure.learners.base import MultiLabelMixin
 
 __all__ = [
     "KNeighborsFMeasure",
@@ -95,7 +94,7 @@ def minmax_scale_params(X):
     return lo, scale
 
 
-class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
+class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstimator):
     """k-nearest-neighbour multi-label classifier with F-measure (or MM/JM) inference.
 
     Parameters
@@ -178,9 +177,6 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ API helpers
-    def __sklearn_tags__(self):
-        return multilabel_tags(super().__sklearn_tags__())
-
     def _check_params(self):
         if (
             not isinstance(self.n_neighbors, numbers.Integral)
@@ -227,17 +223,8 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self
         """
         self._check_params()
-        X, Y = validate_data(self, X, y, accept_sparse="csr", multi_output=True, dtype=np.float64, y_numeric=True)
-        Y = np.asarray(Y)
-        self._y_1d = Y.ndim == 1
-        if Y.ndim == 1:
-            Y = Y[:, None]
-        if not np.isin(Y, (0, 1)).all():
-            raise ValueError(
-                "Only binary classification is supported: y must be a binary (0/1) label "
-                f"matrix of shape (n_samples, n_labels); the type of the target is {type_of_target(Y)}"
-            )
-        self.Y_train_ = Y.astype(np.int8)
+        X, Y = self._validate_xy(X, y)
+        self.Y_train_ = Y
         self.n_labels_ = Y.shape[1]
         self.classes_ = [np.array([0, 1])] * self.n_labels_
         if self.scaling == "minmax":
@@ -373,16 +360,6 @@ class KNeighborsFMeasure(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         if self._y_1d:
             H = H[:, 0]
         return H, {"search": t1 - t0, "inference": t2 - t1}
-
-    def score(self, X, y, sample_weight=None):
-        """Mean instance-wise F-measure of ``predict(X)`` against ``Y`` (F(0, 0) = 1).
-
-        This replaces :class:`~sklearn.base.ClassifierMixin`'s subset accuracy, so that
-        ``GridSearchCV`` without ``scoring`` tunes for the F-measure.
-        """
-        H = self.predict(X)
-        f = metrics.f_measure(np.asarray(y).reshape(H.shape[0], -1), H)
-        return float(np.average(f, weights=sample_weight))
 
 
 def _tie_key(dist, tol):

@@ -63,12 +63,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference.structured import solve_batch
-from fmeasure.learners.base import multilabel_tags
+from fmeasure.learners.base import MultiLabelMixin
 from fmeasure.metrics import f_measure
 
 __all__ = ["FMeasureSSVM", "bcfw"]
@@ -315,7 +314,7 @@ def _is_indicator(X) -> bool:
     return bool(np.isin(values, (0.0, 1.0)).all())
 
 
-class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
+class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstimator):
     """Linear structured SVM with the F-measure loss (RML), C tuned by cross-validated F.
 
     Parameters
@@ -410,9 +409,6 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.extend_grid = extend_grid
-
-    def __sklearn_tags__(self):
-        return multilabel_tags(super().__sklearn_tags__())
 
     def _check_params(self):
         Cs = np.atleast_1d(np.asarray(self.Cs, dtype=float)) if self.Cs is not None else np.array([])
@@ -570,17 +566,7 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self
         """
         Cs = self._check_params()
-        X, Y = validate_data(self, X, y, accept_sparse="csr", multi_output=True, dtype=np.float64, y_numeric=True)
-        Y = np.asarray(Y)
-        self._y_1d = Y.ndim == 1
-        if Y.ndim == 1:
-            Y = Y[:, None]
-        if not np.isin(Y, (0, 1)).all():
-            raise ValueError(
-                "Only binary classification is supported: y must be a binary (0/1) label "
-                f"matrix of shape (n_samples, n_labels); the type of the target is {type_of_target(Y)}"
-            )
-        Y = Y.astype(np.int8)
+        X, Y = self._validate_xy(X, y)
         self.n_labels_ = Y.shape[1]
         self.classes_ = np.array([0, 1])
         Xa = self._prepare(X, fit=True)
@@ -630,9 +616,3 @@ class FMeasureSSVM(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     def predict(self, X):
         """Each label's score thresholded at 0 (the argmax of the joint score), int8."""
         return (self.decision_function(X) > 0).astype(np.int8)
-
-    def score(self, X, y, sample_weight=None):
-        """Mean instance-wise F-measure of ``predict(X)`` against ``y`` (F(0, 0) = 1)."""
-        H = self.predict(X)
-        f = f_measure(np.asarray(y).reshape(H.shape[0], -1), H.reshape(H.shape[0], -1))
-        return float(np.average(f, weights=sample_weight))

@@ -29,13 +29,12 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fmeasure import inference, metrics
+from fmeasure import inference
 from fmeasure._arrays import TIE_TOL
 from fmeasure.blas import single_threaded_blas
-from fmeasure.learners.base import check_labels, multilabel_tags
+from fmeasure.learners.base import MultiLabelMixin
 from fmeasure.learners.trees.binning import BinnedData
 from fmeasure.learners.trees.counts import gfm_from_counts, gfm_values, label_contributions
 from fmeasure.learners.trees.splitter import best_split
@@ -49,22 +48,6 @@ PROGRESS_EVERY = 30.0
 
 
 # ----------------------------------------------------------------------------- validation
-def _check_xy(est, X, y, reset=True):
-    X, Y = validate_data(
-        est, X, y, accept_sparse=["csr", "csc"], multi_output=True, dtype=np.float64, y_numeric=True, reset=reset
-    )
-    Y = np.asarray(Y)
-    y_1d = Y.ndim == 1
-    try:
-        Y = check_labels(Y[:, None] if y_1d else Y, X.shape[0], name="y")
-    except ValueError as err:
-        raise ValueError(
-            f"Only binary classification is supported: {err} (shape (n_samples, n_labels)); "
-            f"the type of the target is {type_of_target(Y)}"
-        ) from None
-    return X, Y, y_1d
-
-
 def _check_int(value, name, low, allow_none=False):
     if value is None and allow_none:
         return
@@ -85,21 +68,8 @@ def _n_features(max_features, d):
     raise ValueError(f"max_features: expected None, 'sqrt', an integer >= 1 or a float in (0, 1], got {max_features!r}")
 
 
-class _Tags:
-    def __sklearn_tags__(self):
-        return multilabel_tags(super().__sklearn_tags__())
-
-    def score(self, X, y, sample_weight=None):
-        """Mean instance-wise F-measure of ``predict(X)`` against ``y`` (F(0, 0) = 1)."""
-        H = self.predict(X)
-        Y = np.asarray(y)
-        if Y.ndim == 1:
-            Y, H = Y[:, None], np.asarray(H).reshape(-1, 1)
-        return float(np.average(metrics.f_measure(Y, H), weights=sample_weight))
-
-
 # ----------------------------------------------------------------------------- the tree
-class FMeasureTree(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Decision tree that splits and predicts for the instance-wise F-measure (Section 7.1.2).
 
     A split maximises ``Q = |N_L|/|N| F(N_L) + |N_R|/|N| F(N_R)``, where F(A) is the best mean
@@ -181,7 +151,7 @@ class FMeasureTree(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self._check_params()
-        X, Y, self._y_1d = _check_xy(self, X, y)
+        X, Y = self._validate_xy(X, y, accept_sparse=["csr", "csc"])
         self._grow(X, Y, np.random.default_rng(self.random_state))
         return self
 
@@ -397,7 +367,7 @@ def _fit_one(params, X, Y, binned, Z, smax, seed, bootstrap):
     return tree, mult
 
 
-class BaggedFMeasureTrees(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class BaggedFMeasureTrees(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Bagging of :class:`FMeasureTree` with GFM on the ensemble (Section 7.1.2).
 
     Parameters
@@ -478,7 +448,7 @@ class BaggedFMeasureTrees(_Tags, MultiOutputMixin, ClassifierMixin, BaseEstimato
         if self.prediction not in ("pooled", "vote"):
             raise ValueError(f"prediction: expected 'pooled' or 'vote', got {self.prediction!r}")
         FMeasureTree(**self._tree_params())._check_params()
-        X, Y, self._y_1d = _check_xy(self, X, y)
+        X, Y = self._validate_xy(X, y, accept_sparse=["csr", "csc"])
         _n_features(self.max_features, X.shape[1])
         if sp.issparse(X):
             X = sp.csr_array(X)
