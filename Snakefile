@@ -18,7 +18,7 @@ configfile: "config/config.yaml"
 
 
 exit_on_config_error(check_config, config, f"{workflow.basedir}/config/schema.yaml")  # one line naming the key
-validate(config, "config/schema.yaml")  # fills in the defaults
+validate(config, "config/schema.yaml")  # fills in the defaults of optional catalog and peer keys
 
 
 report: "workflow/report/workflow.rst"

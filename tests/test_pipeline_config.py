@@ -1,5 +1,6 @@
 """Start-up configuration: dataset selection, command-line lists, missing datasets, schema typos."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,6 +94,8 @@ def test_content_entry_leaves_out_sources_and_adds_the_nominal_mode():
             lambda c: c["data"].update(nominal="hash"),
             "config key 'data.nominal': 'hash' is not one of ['onehot', 'ordinal', 'error']",
         ),
+        (lambda c: c["knn"].pop("neighbours"), "config key 'knn': 'neighbours' is a required property"),
+        (lambda c: c["voting"].pop("members"), "config key 'voting': 'members' is a required property"),
         (
             lambda c: c["knn"].update(zzz=1),
             "config key 'knn.zzz' is unknown; valid keys here: mem_mb, methods, mm_half,",
@@ -105,6 +108,29 @@ def test_check_config_one_line_with_closest_key(change, line):
     with pytest.raises(ConfigError) as err:
         check_config(cfg, ROOT / "config" / "schema.yaml")
     assert str(err.value).startswith(line) and "\n" not in str(err.value)
+
+
+def test_every_default_is_written_once_in_config_yaml():
+    """The schema holds types and ranges; config.yaml holds every default, and the schema requires
+    each of its keys, so the two cannot drift apart."""
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    check_config(cfg, schema)  # the shipped config is valid
+    twice, not_required = [], []
+
+    def walk(node, values, path):
+        props = node.get("properties") or {}
+        missing = sorted(set(values) - set(node.get("required") or []))
+        not_required.extend(f"{path}{k}" for k in missing if k in props)
+        for key, value in values.items():
+            sub = props.get(key) or {}
+            if "default" in sub:
+                twice.append(path + key)
+            if isinstance(value, dict) and "properties" in sub:
+                walk(sub, value, f"{path}{key}.")
+
+    walk(schema, cfg, "")
+    assert twice == [] and not_required == []
 
 
 def _snakemake(*args, cwd):
@@ -137,3 +163,32 @@ def test_lint_is_clean(tmp_path):
     out = _snakemake("--lint", cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Congratulations" in out.stdout + out.stderr
+
+
+def test_config_readme_states_the_defaults_of_config_yaml():
+    """config/README.md's tables show each key's default; each one must be config.yaml's value."""
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    section, checked, wrong = None, 0, []
+    for line in (ROOT / "config" / "README.md").read_text().splitlines():
+        heading = re.match(r"^##+ `([\w-]+)`", line)
+        if heading:
+            section = heading.group(1)
+        row = re.match(r"^\| `([\w.\-]+)` \| `([^`|]*)` \|", line)
+        if not row or "..." in row.group(2):  # "[10, ..., 2000]" abbreviates a list
+            continue
+        key, shown = row.groups()
+        for path in (key.split("."), [section, *key.split(".")]):
+            node = cfg
+            for part in path:
+                node = node.get(part, KeyError) if isinstance(node, dict) else KeyError
+            if node is not KeyError:
+                break
+        if node is KeyError:  # an entry's own key (catalog), documented with its schema default
+            continue
+        value = yaml.safe_load(shown)
+        if isinstance(value, str) and isinstance(node, float):
+            value = float(value)  # YAML 1.1 reads 1e-9 as a string
+        checked += 1
+        if value != node:
+            wrong.append(f"{key}: README {shown!r}, config.yaml {node!r}")
+    assert checked > 80 and wrong == []

@@ -173,27 +173,24 @@ def _analysis_simulations(tables: Path) -> list[str]:
     return out
 
 
-_DEVIATIONS: list = []  # filled by the analyses of one write_report call
-
-
-def _analysis_deviations(table_csv: Path, values, keys, what: str) -> list[str]:
+def _analysis_deviations(table_csv: Path, values, keys, what: str) -> tuple[list[str], list[pd.DataFrame]]:
+    """Sentences on the cells of one table more than DEVIATION_POINTS from the paper, and those cells."""
     if not table_csv.exists():
-        return []
-    dev = deviations(pd.read_csv(table_csv), values, keys)
-    _DEVIATIONS.append(dev.assign(table=what))
+        return [], []
+    t = pd.read_csv(table_csv)
+    dev = deviations(t, values, keys).assign(table=what)
     if not len(dev):
-        t = pd.read_csv(table_csv)
         has_paper = any(f"{v}_paper" in t.columns and t[f"{v}_paper"].notna().any() for v in values)
         return (
             [f"- {what}: every cell within {DEVIATION_POINTS:g} points of the paper."]
             if has_paper
             else [f"- {what}: no dataset of the paper in this run, nothing to compare."]
-        )
+        ), []
     return [
         f"- {what}: {len(dev)} cells more than {DEVIATION_POINTS:g} points from the paper (ours vs paper): "
         + _fmt_dev(dev, keys)
         + "."
-    ]
+    ], [dev]
 
 
 def _analysis_table3(tables: Path) -> list[str]:
@@ -210,13 +207,15 @@ def _analysis_table3(tables: Path) -> list[str]:
     ]
 
 
-def _analysis(stage: str, tables: Path) -> list[str]:
+def _analysis(stage: str, tables: Path) -> tuple[list[str], list[pd.DataFrame]]:
+    """A stage's generated analysis sentences, and its cells more than DEVIATION_POINTS from the paper."""
     if stage == "simulations":
-        return _analysis_simulations(tables)
+        return _analysis_simulations(tables), []
     if stage == "knn":
-        return _analysis_deviations(
+        lines, dev = _analysis_deviations(
             tables / "table2.csv", list(_MEASURE_NAMES), ["dataset", "method", "l"], "Table 2"
-        ) + _analysis_table3(tables)
+        )
+        return lines + _analysis_table3(tables), dev
     if stage == "pcc":
         return _analysis_deviations(tables / "table4.csv", list(_MEASURE_NAMES), ["dataset", "method"], "Table 4")
     if stage == "parametric":
@@ -224,8 +223,8 @@ def _analysis(stage: str, tables: Path) -> list[str]:
     if stage == "foptimal" and (tables / "foptimal.csv").exists():
         from fmeasure.experiments.foptimal import analysis
 
-        return analysis(tables / "foptimal.csv")
-    return []
+        return analysis(tables / "foptimal.csv"), []
+    return [], []
 
 
 # --------------------------------------------------------------------------------------------------
@@ -423,7 +422,7 @@ def write_report(
 
     out_dir = Path(out_path).parent
     tables = Path(tables_dir) if tables_dir else out_dir / "tables"
-    _DEVIATIONS.clear()
+    deviation_frames = []  # the analyses' cells far from the paper, for deviations_csv
     captions = {str(k): v for k, v in (captions or {}).items()}
     extra = [data_findings(tables / "table1.csv", skipped)] if "data" in sections else []
     collected = F.collect(list(findings) + extra, not_run, link_of=anchor)
@@ -487,7 +486,9 @@ def write_report(
                 others.append(p)
         if others:
             lines += ["Other outputs: " + ", ".join(f"`{o}`" for o in others), ""]
-        analysis = _analysis(stage, tables) + _findings_sentences(collected, stage)
+        analysis, dev = _analysis(stage, tables)
+        deviation_frames += dev
+        analysis += _findings_sentences(collected, stage)
         if analysis:
             lines += ["### Analysis (generated from this run's tables)", ""] + analysis + [""]
         doc = f"docs/{stage}.md"
@@ -501,7 +502,7 @@ def write_report(
             lines += [f"- {STAGE_TITLES.get(s, s)}: {(not_run or {}).get(s, 'no findings written')}."]
         lines += [""]
     if deviations_csv:
-        dev = [d for d in _DEVIATIONS if len(d)]
+        dev = deviation_frames
         cols = ["table", "dataset", "method", "l", "measure", "ours", "paper", "diff"]
         dev = pd.concat(dev, ignore_index=True).reindex(columns=cols) if dev else pd.DataFrame(columns=cols)
         with atomic_output(deviations_csv) as tmp:
