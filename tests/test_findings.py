@@ -298,3 +298,36 @@ def test_pcc_gfm_claim_follows_the_instances(tmp_path, gfm_delta, expected):
     assert out.loc["pcc.f_maximizers", "verdict"] == "confirmed"
     assert out.loc["pcc.jm_fast", "verdict"] == "confirmed"  # JM 0.1 s, the others >= 1 s
     assert out.loc["fig5", "verdict"] == "confirmed"  # +0.1 with SE 0.14: levels off
+
+
+def test_paper_differences_and_far_from_paper_by_hand():
+    from fmeasure.experiments.findings import deviation_finding, far_from_paper, paper_differences
+
+    t = pd.DataFrame(
+        {
+            "dataset": ["a", "a", "b"],
+            "method": ["X", "Y", "X"],
+            "f": [70.0, 60.0, np.nan],
+            "f_paper": [71.0, 65.0, 50.0],
+            "hamming": [2.0, 9.0, 4.0],
+            "hamming_paper": [2.5, np.nan, 1.0],
+        }
+    )
+    d = paper_differences(t, ["f", "hamming"], ["dataset", "method"])
+    # row by row, measures in the given order; cells missing either value are left out
+    assert d[["dataset", "method", "measure"]].values.tolist() == [
+        ["a", "X", "f"],
+        ["a", "X", "hamming"],
+        ["a", "Y", "f"],
+        ["b", "X", "hamming"],
+    ]
+    assert d["diff"].tolist() == [-1.0, -0.5, -5.0, 3.0]
+    far = far_from_paper(t, ["f", "hamming"], ["dataset", "method"], 2.0)
+    assert far[["method", "measure", "diff"]].values.tolist() == [["Y", "f", -5.0], ["X", "hamming", 3.0]]
+    assert far_from_paper(t, ["f"], ["dataset", "method"], 5.0).empty  # strictly more than the threshold
+    with pytest.raises(ValueError, match="deviation_points"):
+        far_from_paper(t, ["f"], ["dataset"], -1)
+    row = deviation_finding("table5", t, ["f", "hamming"], threshold=2.0)
+    assert row["verdict"] == "not confirmed" and row["margin"] == 5.0
+    assert row["evidence"].startswith("2 of 4 cells more than 2 points") and "a Y f -5.00" in row["evidence"]
+    assert deviation_finding("table5", t, ["f", "hamming"], threshold=5.0)["verdict"] == "confirmed"

@@ -1,4 +1,4 @@
-# Ablations: every cell of Tables 4 and 5 more than `ablations.threshold` points from the paper,
+# Ablations: every cell of Tables 4 and 5 more than `report.deviation_points` points from the paper,
 # rerun under the alternative readings configured in `ablations.settings`. One job per
 # (setting, dataset) reruns the stage's own run function with the setting's overrides (PCC
 # settings that change only inference reuse the stage's fitted chain); one local job finds the
@@ -55,7 +55,7 @@ rule ablations_table:
         findings="results/findings/ablations.csv",
     params:
         settings=get_ablation_settings(),
-        threshold=config["ablations"]["threshold"],
+        threshold=config["report"]["deviation_points"],
         tables=list(get_ablation_tables()),
     log:
         "logs/ablations/table.log",

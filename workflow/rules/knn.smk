@@ -70,6 +70,7 @@ rule knn_findings:
         z=config["report"]["z"],
         n_boot=config["report"]["n_boot"],
         seed=config["report"]["seed"],
+        deviation_points=config["report"]["deviation_points"],
     log:
         "logs/knn/findings.log",
     conda:

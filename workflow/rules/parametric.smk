@@ -64,6 +64,7 @@ rule parametric_findings:
         z=config["report"]["z"],
         n_boot=config["report"]["n_boot"],
         seed=config["report"]["seed"],
+        deviation_points=config["report"]["deviation_points"],
     log:
         "logs/parametric/findings.log",
     conda:

@@ -152,6 +152,7 @@ rule pcc_findings:
         z=config["report"]["z"],
         n_boot=config["report"]["n_boot"],
         seed=config["report"]["seed"],
+        deviation_points=config["report"]["deviation_points"],
     log:
         "logs/pcc/findings.log",
     conda:

@@ -76,6 +76,10 @@ rule structured_findings:
         rml=expand("results/structured/{dataset}/rml_instances.csv.gz", dataset=DATASETS),
     output:
         "results/findings/structured.csv",
+    params:
+        n_boot=config["report"]["n_boot"],
+        seed=config["report"]["seed"],
+        deviation_points=config["report"]["deviation_points"],
     log:
         "logs/structured/findings.log",
     conda:

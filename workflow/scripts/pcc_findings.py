@@ -13,5 +13,6 @@ rows = write_findings(
     z=par.z,
     n_boot=par.n_boot,
     seed=par.seed,
+    deviation_points=par.deviation_points,
 )
 log.info("%d findings written", len(rows))

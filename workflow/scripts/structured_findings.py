@@ -5,7 +5,8 @@ from fmeasure.experiments.structured import run_findings, table6_instances
 from fmeasure.io import script_logging
 
 log = script_logging(snakemake)  # noqa: F821
-inp = snakemake.input  # noqa: F821
+inp, par = snakemake.input, snakemake.params  # noqa: F821
 inst = table6_instances(inp.table6, knn=inp.knn, pcc=inp.pcc, parametric=inp.parametric, rml=inp.rml)
-rows = write_findings(run_findings(inp.table6, inst), snakemake.output[0])  # noqa: F821
+found = run_findings(inp.table6, inst, deviation_points=par.deviation_points, n_boot=par.n_boot, seed=par.seed)
+rows = write_findings(found, snakemake.output[0])  # noqa: F821
 log.info("%d findings written", len(rows))

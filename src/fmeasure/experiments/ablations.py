@@ -2,7 +2,7 @@
 
 A *deviation* is a cell (table, dataset, method, measure) of this run's Table 4 (PCC) or Table 5
 (BR, LFP, EFP) whose value differs from the paper's by more than a threshold (config:
-``ablations.threshold``, in points of the measure). A *setting* is an alternative reading of the
+``report.deviation_points``, in points of the measure). A *setting* is an alternative reading of the
 paper, given in config as ``(stage, datasets, methods, overrides)``: the stage's own run function
 (:func:`fmeasure.experiments.pcc.run_table4_rows`, :func:`fmeasure.experiments.parametric.run_learner`)
 is rerun with the stage's config block updated by ``overrides``. The verbs:
@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure.experiments.config import STAGE_TABLES, needs_refit, setting_config, setting_datasets
+from fmeasure.experiments.findings import far_from_paper
 from fmeasure.io import atomic_output
 from fmeasure.metrics import MEASURE_TITLES, MEASURES
 from fmeasure.tables import write_table
@@ -113,25 +114,9 @@ def find_deviations(table: pd.DataFrame, name: str, threshold: float) -> pd.Data
     (``diff = default - paper``, in points), in the table's row order, measures in
     :data:`fmeasure.metrics.MEASURES` order. Cells without a paper value are skipped.
     """
-    if threshold < 0:
-        raise ValueError(f"threshold must be >= 0, got {threshold!r}")
-    rows = []
-    for _, r in table.iterrows():
-        for m in _measures(table):
-            ours, paper = float(r[m]), float(r[f"{m}_paper"])
-            if np.isfinite(ours) and np.isfinite(paper) and abs(ours - paper) > threshold:
-                rows.append(
-                    {
-                        "table": name,
-                        "dataset": r["dataset"],
-                        "method": r["method"],
-                        "measure": m,
-                        "paper": paper,
-                        "default": ours,
-                        "diff": ours - paper,
-                    }
-                )
-    return pd.DataFrame(rows, columns=["table", "dataset", "method", "measure", "paper", "default", "diff"])
+    d = far_from_paper(table, _measures(table), ["dataset", "method"], threshold)
+    d = d.rename(columns={"ours": "default"}).assign(table=name)
+    return d[["table", "dataset", "method", "measure", "paper", "default", "diff"]]
 
 
 def _se_of(rows: pd.DataFrame, measure: str) -> float:

@@ -29,6 +29,7 @@ __all__ = [
     "COLUMNS",
     "VERDICTS",
     "Z",
+    "DEVIATION_POINTS",
     "SIGN_CONVENTION",
     "TIMED_CLAIMS",
     "SINGLE_SPLIT_SE",
@@ -44,6 +45,8 @@ __all__ = [
     "paper_claims",
     "write_findings",
     "collect",
+    "paper_differences",
+    "far_from_paper",
 ]
 
 #: Columns of ``results/findings/<stage>.csv``.
@@ -51,6 +54,9 @@ COLUMNS = ["claim_id", "claim", "section", "verdict", "margin", "se", "evidence"
 VERDICTS = ("confirmed", "not confirmed", "contradicted", "not run")
 #: A margin counts when it exceeds this many standard errors.
 Z = 2.0
+#: Points beyond which a cell is far from the paper when no configuration says otherwise (the
+#: pipeline passes its ``report.deviation_points``).
+DEVIATION_POINTS = 2.0
 
 SIGN_CONVENTION = (
     "**Evidence.** For a claim that a method is better: *margin* = the claimed method's score minus the "
@@ -397,12 +403,52 @@ def cells_finding(
     return finding(cid, claim, section, c["verdict"], c["margin"], c["se"], ev.lstrip("; "), link)
 
 
+def paper_differences(table: pd.DataFrame, values, keys) -> pd.DataFrame:
+    """Every cell of ``table`` that has our value ``<v>`` and the paper's ``<v>_paper``, in long form.
+
+    Columns ``keys..., measure, ours, paper, diff`` (``diff = ours - paper``, in points); rows in the
+    table's row order, the measures of a row in the order of ``values``. A measure without both
+    columns is left out. The one place where a table is compared with the paper: the findings, the
+    report's analyses and the ablations select from it with :func:`far_from_paper`.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": ["a", "b"], "f": [70.0, 60.0], "f_paper": [71.0, 65.0]})
+    >>> paper_differences(t, ["f", "hamming"], ["dataset"])["diff"].tolist()
+    [-1.0, -5.0]
+    >>> far_from_paper(t, ["f"], ["dataset"], 2.0).dataset.tolist()
+    ['b']
+    """
+    keys, cols = list(keys), [*keys, "measure", "ours", "paper", "diff"]
+    measures = [v for v in values if v in table.columns and f"{v}_paper" in table.columns]
+    if not measures or table.empty:
+        return pd.DataFrame(columns=cols)
+    long = []
+    for v in measures:
+        part = table[keys].copy()
+        part["measure"], part["ours"], part["paper"] = v, table[v].astype(float), table[f"{v}_paper"].astype(float)
+        part["_row"], part["_measure"] = np.arange(len(table)), measures.index(v)
+        long.append(part)
+    out = pd.concat(long, ignore_index=True).sort_values(["_row", "_measure"], kind="stable")
+    out = out[np.isfinite(out.ours) & np.isfinite(out.paper)]
+    out["diff"] = out.ours - out.paper
+    return out[cols].reset_index(drop=True)
+
+
+def far_from_paper(table: pd.DataFrame, values, keys, threshold: float) -> pd.DataFrame:
+    """The cells of :func:`paper_differences` more than ``threshold`` points from the paper."""
+    if not threshold >= 0:
+        raise ValueError(f"the deviation threshold (report.deviation_points) must be >= 0, got {threshold!r}")
+    d = paper_differences(table, values, keys)
+    return d[d["diff"].abs() > threshold].reset_index(drop=True)
+
+
 def deviation_finding(
     cid: str,
     table: pd.DataFrame,
     values,
     *,
-    threshold: float = 2.0,
+    threshold: float = DEVIATION_POINTS,
     link: str = "",
     keys=("dataset", "method"),
     cat: pd.DataFrame | None = None,
@@ -414,17 +460,14 @@ def deviation_finding(
     """
     cat = paper_claims().set_index("claim_id") if cat is None else cat
     claim, section = cat.loc[cid, "claim"], cat.loc[cid, "section"]
-    long = []
-    for v in values:
-        if v not in table.columns or f"{v}_paper" not in table.columns:
-            continue
-        d = table[list(keys) + [v, f"{v}_paper"]].dropna()
-        for r in d.itertuples(index=False):
-            long.append((" ".join(str(x) for x in r[: len(keys)]) + f" {v}", float(r[-2] - r[-1])))
-    if not long:
+    d = paper_differences(table, values, keys)
+    if d.empty:
         return finding(cid, claim, section, "not run (no dataset of the paper in this run)", link=link)
-    over = [(k, d) for k, d in long if abs(d) > threshold]
-    k, d = max(long, key=lambda kd: abs(kd[1]))
-    verdict = "confirmed" if not over else "not confirmed"
-    ev = f"{len(over)} of {len(long)} cells more than {threshold:g} points from the paper; largest: {k} {d:+.2f}"
-    return finding(cid, claim, section, verdict, abs(d), np.nan, ev, link)
+    d = d.sort_values("measure", key=lambda m: m.map(list(values).index), kind="stable")  # measure by measure
+    over = int((d["diff"].abs() > threshold).sum())
+    big = d.loc[d["diff"].abs().idxmax()]  # the first of equal largest deviations
+    name = " ".join(str(big[k]) for k in keys) + f" {big['measure']}"
+    ev = f"{over} of {len(d)} cells more than {threshold:g} points from the paper; largest: {name} {big['diff']:+.2f}"
+    return finding(
+        cid, claim, section, "confirmed" if not over else "not confirmed", abs(big["diff"]), np.nan, ev, link
+    )

@@ -199,7 +199,7 @@ def write_table5(records, csv_path, md_path, *, cv: int = 5, n_cs: int = 8) -> p
     return table
 
 
-def write_findings(instance_paths, table5_csv, out_csv, *, z=2.0, n_boot=1000, seed=0):
+def write_findings(instance_paths, table5_csv, out_csv, *, z=2.0, n_boot=1000, seed=0, deviation_points=2.0):
     """``results/findings/parametric.csv``: the claims of Section 7.2.3 by paired bootstrap over
     test instances (one cell per dataset), Table 5 against the paper."""
     from fmeasure.experiments import findings as F
@@ -209,7 +209,7 @@ def write_findings(instance_paths, table5_csv, out_csv, *, z=2.0, n_boot=1000, s
     cat = F.paper_claims().set_index("claim_id")
     kw = dict(n_boot=n_boot, seed=seed)
     t5 = pd.read_csv(table5_csv)
-    rows = [F.deviation_finding("table5", t5, ["hamming", "f"], link=link)]
+    rows = [F.deviation_finding("table5", t5, ["hamming", "f"], link=link, threshold=deviation_points)]
     cells = F.bootstrap_cells(inst, "dataset", "hamming", ["BR"], ["LFP", "EFP"], **kw)
     rows.append(F.cells_finding("par.br_hamming", cells, z=z, link=link, what="BR vs best of LFP/EFP, hamming"))
     cells = pd.concat(

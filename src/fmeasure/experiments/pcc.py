@@ -344,7 +344,9 @@ def _se(x):
     return float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else 0.0
 
 
-def write_findings(instance_paths, table4_csv, figure5_csv, out_csv, *, z=2.0, n_boot=1000, seed=0):
+def write_findings(
+    instance_paths, table4_csv, figure5_csv, out_csv, *, z=2.0, n_boot=1000, seed=0, deviation_points=2.0
+):
     """``results/findings/pcc.csv``: the claims of Section 7.2.2 by paired bootstrap over test
     instances (one cell per dataset), Table 4 against the paper, Figure 5's levelling off."""
     from fmeasure.experiments import findings as F
@@ -360,7 +362,7 @@ def write_findings(instance_paths, table4_csv, figure5_csv, out_csv, *, z=2.0, n
         ("pcc.jaccard", "jaccard", ["FM", "GFM"], ["MM"]),
     ]
     t4 = pd.read_csv(table4_csv)
-    rows = [F.deviation_finding("table4", t4, list(MEASURES), link=link)]
+    rows = [F.deviation_finding("table4", t4, list(MEASURES), link=link, threshold=deviation_points)]
     for cid, measure, a, b in spec:
         cells = F.bootstrap_cells(inst, "dataset", measure, a, b, n_boot=n_boot, seed=seed)
         rows.append(

@@ -53,9 +53,6 @@ NOT_IN_WORKFLOW = "stage not part of this workflow"
 #: Tables longer than this are linked from the report, not printed in it.
 MAX_INLINE_LINES = 80
 
-#: A cell of Tables 2-5 is a deviation when it is more than this many points from the paper's.
-DEVIATION_POINTS = 2.0
-
 
 def anchor(stage: str) -> str:
     """The link of a stage's section in the report."""
@@ -90,25 +87,14 @@ _MEASURE_NAMES = {
 }
 
 
-def deviations(table: pd.DataFrame, values, keys, *, threshold: float = DEVIATION_POINTS) -> pd.DataFrame:
-    """Cells more than ``threshold`` points from the paper: ``keys..., measure, ours, paper, diff``."""
-    rows = []
-    for v in values:
-        if v not in table.columns or f"{v}_paper" not in table.columns:
-            continue
-        for _, r in table.iterrows():
-            ours, paper = r[v], r[f"{v}_paper"]
-            if pd.notna(ours) and pd.notna(paper) and abs(ours - paper) > threshold:
-                rows.append(
-                    {
-                        **{k: r[k] for k in keys},
-                        "measure": v,
-                        "ours": round(float(ours), 2),
-                        "paper": float(paper),
-                        "diff": round(float(ours - paper), 2),
-                    }
-                )
-    return pd.DataFrame(rows, columns=[*keys, "measure", "ours", "paper", "diff"])
+def deviations(table: pd.DataFrame, values, keys, *, threshold: float) -> pd.DataFrame:
+    """Cells more than ``threshold`` points from the paper, measure by measure: ``keys..., measure,
+    ours, paper, diff`` (ours and diff rounded to 0.01), from :func:`~fmeasure.experiments.findings.far_from_paper`."""
+    from fmeasure.experiments.findings import far_from_paper
+
+    d = far_from_paper(table, values, keys, threshold)
+    d = d.sort_values("measure", key=lambda m: m.map(list(values).index), kind="stable").reset_index(drop=True)
+    return d.assign(ours=d.ours.round(2), diff=d["diff"].round(2))
 
 
 def _fmt_dev(d: pd.DataFrame, keys) -> str:
@@ -173,21 +159,23 @@ def _analysis_simulations(tables: Path) -> list[str]:
     return out
 
 
-def _analysis_deviations(table_csv: Path, values, keys, what: str) -> tuple[list[str], list[pd.DataFrame]]:
-    """Sentences on the cells of one table more than DEVIATION_POINTS from the paper, and those cells."""
+def _analysis_deviations(
+    table_csv: Path, values, keys, what: str, points: float
+) -> tuple[list[str], list[pd.DataFrame]]:
+    """Sentences on the cells of one table more than ``points`` from the paper, and those cells."""
     if not table_csv.exists():
         return [], []
     t = pd.read_csv(table_csv)
-    dev = deviations(t, values, keys).assign(table=what)
+    dev = deviations(t, values, keys, threshold=points).assign(table=what)
     if not len(dev):
         has_paper = any(f"{v}_paper" in t.columns and t[f"{v}_paper"].notna().any() for v in values)
         return (
-            [f"- {what}: every cell within {DEVIATION_POINTS:g} points of the paper."]
+            [f"- {what}: every cell within {points:g} points of the paper."]
             if has_paper
             else [f"- {what}: no dataset of the paper in this run, nothing to compare."]
         ), []
     return [
-        f"- {what}: {len(dev)} cells more than {DEVIATION_POINTS:g} points from the paper (ours vs paper): "
+        f"- {what}: {len(dev)} cells more than {points:g} points from the paper (ours vs paper): "
         + _fmt_dev(dev, keys)
         + "."
     ], [dev]
@@ -207,19 +195,21 @@ def _analysis_table3(tables: Path) -> list[str]:
     ]
 
 
-def _analysis(stage: str, tables: Path) -> tuple[list[str], list[pd.DataFrame]]:
-    """A stage's generated analysis sentences, and its cells more than DEVIATION_POINTS from the paper."""
+def _analysis(stage: str, tables: Path, points: float) -> tuple[list[str], list[pd.DataFrame]]:
+    """A stage's generated analysis sentences, and its cells more than ``points`` from the paper."""
     if stage == "simulations":
         return _analysis_simulations(tables), []
     if stage == "knn":
         lines, dev = _analysis_deviations(
-            tables / "table2.csv", list(_MEASURE_NAMES), ["dataset", "method", "l"], "Table 2"
+            tables / "table2.csv", list(_MEASURE_NAMES), ["dataset", "method", "l"], "Table 2", points
         )
         return lines + _analysis_table3(tables), dev
     if stage == "pcc":
-        return _analysis_deviations(tables / "table4.csv", list(_MEASURE_NAMES), ["dataset", "method"], "Table 4")
+        return _analysis_deviations(
+            tables / "table4.csv", list(_MEASURE_NAMES), ["dataset", "method"], "Table 4", points
+        )
     if stage == "parametric":
-        return _analysis_deviations(tables / "table5.csv", ["hamming", "f"], ["dataset", "method"], "Table 5")
+        return _analysis_deviations(tables / "table5.csv", ["hamming", "f"], ["dataset", "method"], "Table 5", points)
     if stage == "foptimal" and (tables / "foptimal.csv").exists():
         from fmeasure.experiments.foptimal import analysis
 
@@ -410,7 +400,7 @@ def write_report(
     findings_csv : path, optional
         Where to write the collected findings table (CSV) too.
     deviations_csv : path, optional
-        Where to write the cells more than 2 points from the paper (``table, dataset, method, l,
+        Where to write the cells more than ``report.deviation_points`` from the paper (``table, dataset, method, l,
         measure, ours, paper, diff``) that the analyses cite.
 
     Returns
@@ -447,6 +437,7 @@ def write_report(
         "",
     ]
     z = float(((config or {}).get("report") or {}).get("z", F.Z))
+    points = float(((config or {}).get("report") or {}).get("deviation_points", F.DEVIATION_POINTS))
     lines += [F.SIGN_CONVENTION.format(z=z), "", findings_markdown(collected), ""]
     if theory_tables and all(Path(p).exists() for p in theory_tables.values()):
         from fmeasure.experiments.theory import corrections
@@ -486,7 +477,7 @@ def write_report(
                 others.append(p)
         if others:
             lines += ["Other outputs: " + ", ".join(f"`{o}`" for o in others), ""]
-        analysis, dev = _analysis(stage, tables)
+        analysis, dev = _analysis(stage, tables, points)
         deviation_frames += dev
         analysis += _findings_sentences(collected, stage)
         if analysis:

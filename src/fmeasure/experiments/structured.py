@@ -465,7 +465,13 @@ def table6_instances(table6, *, knn=(), pcc=(), parametric=(), rml=()) -> pd.Dat
 
 
 def run_findings(
-    table6, instances=None, *, threshold: float = 2.0, link: str = "#sec-structured", n_boot: int = 1000, seed: int = 0
+    table6,
+    instances=None,
+    *,
+    deviation_points: float = 2.0,
+    link: str = "#sec-structured",
+    n_boot: int = 1000,
+    seed: int = 0,
 ) -> list[dict]:
     """The paper's claims of Section 7.2.4 checked on this run's Table 6.
 
@@ -493,7 +499,7 @@ def run_findings(
     cat = paper_claims().set_index("claim_id")
     rows = [
         deviation_finding(
-            "table6", t.rename(columns={"paper_f": "f_paper"}), ["f"], threshold=threshold, link=link, cat=cat
+            "table6", t.rename(columns={"paper_f": "f_paper"}), ["f"], threshold=deviation_points, link=link, cat=cat
         )
     ]
 
