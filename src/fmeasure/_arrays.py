@@ -249,3 +249,36 @@ def p_counts(Y, w, sparse, smax=None):
         np.put_along_axis(onehot, np.maximum(s[sl] - 1, 0)[:, :, None], (w[sl] * (s[sl] > 0))[:, :, None], axis=2)
         out[sl, :, :top] = np.matmul(Y[sl].transpose(0, 2, 1).astype(np.float64), onehot)
     return out
+
+
+def label_vectors(m: int, *, first: str = "msb") -> np.ndarray:
+    """All 2^m label vectors as an int8 (2^m, m) array; row k is the binary digits of k.
+
+    ``first="msb"``: label 0 is the most significant bit (lexicographic order, as the paper lists
+    {0,1}^m); ``"lsb"``: label i is bit i of the row index (k = :func:`row_codes` of row k).
+
+    Examples
+    --------
+    >>> label_vectors(2).tolist(), label_vectors(2, first="lsb").tolist()
+    ([[0, 0], [0, 1], [1, 0], [1, 1]], [[0, 0], [1, 0], [0, 1], [1, 1]])
+    """
+    if first not in ("msb", "lsb"):
+        raise ValueError(f"first must be 'msb' or 'lsb', got {first!r}")
+    k = np.arange(2**m, dtype=np.int64)
+    shifts = np.arange(m, dtype=np.int64)
+    if first == "msb":
+        shifts = shifts[::-1]
+    return ((k[:, None] >> shifts[None, :]) & 1).astype(np.int8)
+
+
+def row_codes(Y) -> np.ndarray:
+    """The integer code sum_i y_i 2^i of each 0/1 label vector (the last axis of ``Y``), int64;
+    the inverse of ``label_vectors(m, first="lsb")``.
+
+    Examples
+    --------
+    >>> row_codes([[1, 0, 1], [0, 1, 0]]).tolist()
+    [5, 2]
+    """
+    Y = np.asarray(Y)
+    return Y.astype(np.int64) @ (1 << np.arange(Y.shape[-1], dtype=np.int64))

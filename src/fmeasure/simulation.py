@@ -35,6 +35,7 @@ import pandas as pd
 from scipy.special import expit
 
 from fmeasure import estimation, inference
+from fmeasure._arrays import label_vectors
 from fmeasure.io import progress
 from fmeasure.metrics import MEASURE_DIRECTIONS
 from fmeasure.timing import best_of
@@ -261,13 +262,11 @@ class ChainModel:
 
 
 def _popcount(n_bits: int) -> np.ndarray:
-    x = np.arange(1 << n_bits, dtype=np.int64)
-    return ((x[:, None] >> np.arange(n_bits)) & 1).sum(axis=1) if n_bits else np.zeros(1, dtype=np.int64)
+    return label_vectors(n_bits, first="lsb").sum(axis=1, dtype=np.int64)
 
 
 def _bits(n_bits: int) -> np.ndarray:
-    x = np.arange(1 << n_bits, dtype=np.int64)
-    return ((x[:, None] >> np.arange(n_bits)) & 1).astype(float)
+    return label_vectors(n_bits, first="lsb").astype(float)
 
 
 def summarize_probs(probs: np.ndarray, m: int) -> ExactSummary:

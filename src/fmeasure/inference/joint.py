@@ -26,7 +26,9 @@ from fmeasure._arrays import (
     check_unit,
     chunks,
     first_max,
+    label_vectors,
     out,
+    row_codes,
     support_input,
 )
 from fmeasure.blas import single_threaded_blas
@@ -88,7 +90,7 @@ def expected_f(support, probs, h):
 def _all_predictions(m):
     """All 2^m vectors ordered by size, then lexicographically by their sorted label indices."""
     codes = np.arange(2**m, dtype=np.int64)
-    H = ((codes[:, None] >> (m - 1 - np.arange(m))[None, :]) & 1).astype(np.int8)
+    H = label_vectors(m)
     size = H.sum(axis=1)
     order = np.lexsort((-codes, size))
     H = H[order]
@@ -100,9 +102,7 @@ def _all_predictions(m):
 def _f_table(m):
     """F(y, h) for all h (ordered as _all_predictions) and all y (by code sum y_i 2^i)."""
     H = _all_predictions(m)
-    codes = np.arange(2**m, dtype=np.int64)
-    Yall = ((codes[:, None] >> np.arange(m)[None, :]) & 1).astype(np.int8)
-    T = _f_matrix(H, Yall)
+    T = _f_matrix(H, label_vectors(m, first="lsb"))
     T.setflags(write=False)
     return T
 
@@ -143,7 +143,7 @@ def brute_force(support, probs):
     vbest = np.empty(n)
     if m <= 10:
         T = _f_table(m)
-        codes = Y.astype(np.int64) @ (1 << np.arange(m, dtype=np.int64))  # (n, r)
+        codes = row_codes(Y)  # (n, r)
         for sl in chunks(n, 8 * 2**m * 2):
             dense = np.zeros((sl.stop - sl.start, 2**m))
             np.add.at(dense, (np.arange(sl.stop - sl.start)[:, None], codes[sl]), pr[sl])

@@ -37,6 +37,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator
 
+from fmeasure._arrays import label_vectors
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference import from_samples, gfm_from_samples
 from fmeasure.io import progress
@@ -105,13 +106,6 @@ def _fit_one(X, Y, j, Cs, cv, random_state, scoring="log_loss"):
     Xa = _augment(X, Y[:, :j])
     model = fit_logistic_cv(Xa, Y[:, j], Cs=Cs, cv=cv, random_state=random_state, n_jobs=1, scoring=scoring)
     return model, time.perf_counter() - t0
-
-
-def _enumerate(m):
-    """All 2^m label vectors, row k = binary digits of k (label 0 = most significant)."""
-    k = np.arange(2**m, dtype=np.int64)
-    shifts = np.arange(m - 1, -1, -1, dtype=np.int64)
-    return ((k[:, None] >> shifts[None, :]) & 1).astype(np.int8)
 
 
 # Sampling and search use many small matrix products, for which a multi-threaded BLAS spends more
@@ -617,7 +611,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         n, m = A.shape
         if m > max_labels:
             raise ValueError(f"joint_distribution enumerates 2^m vectors: m = {m} > max_labels = {max_labels}")
-        support = _enumerate(m)
+        support = label_vectors(m)
         Ysup = support.astype(np.float64)
         L = Ysup @ self.coef_y_.T  # (2^m, m) label part of every logit
         probs = np.empty((n, 2**m))

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure import inference, metrics
+from fmeasure._arrays import label_vectors
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +90,7 @@ def all_label_vectors(m):
     m = _check_m(m)
     if m > 20:
         raise ValueError(f"m must be <= 20 to enumerate {{0,1}}^m, got {m}")
-    r = np.arange(2**m)[:, None]
-    return ((r >> np.arange(m - 1, -1, -1)[None, :]) & 1).astype(np.int8)
+    return label_vectors(m)
 
 
 def as_string(h):
