@@ -14,7 +14,9 @@ except ImportError as _exc:
 min_version("8.0")
 
 
-configfile: "config/config.yaml"
+# Every default, read first wherever the working directory is (--directory); files given with
+# --configfile and values given with --config are merged on top of it.
+configfile: f"{workflow.basedir}/config/config.yaml"
 
 
 exit_on_config_error(check_config, config, f"{workflow.basedir}/config/schema.yaml")  # one line naming the key
