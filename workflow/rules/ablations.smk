@@ -59,6 +59,8 @@ rule ablations_table:
         tables=list(get_ablation_tables()),
     log:
         "logs/ablations/table.log",
+    benchmark:
+        "results/benchmarks/ablations/table.tsv"
     conda:
         ENV
     script:

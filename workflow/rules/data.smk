@@ -17,6 +17,8 @@ rule fetch_dataset_file:
         sha256=get_file_sha256,
     log:
         "logs/data/fetch_{dataset}_{filename}.log",
+    benchmark:
+        "results/benchmarks/data/fetch_{dataset}_{filename}.tsv"
     conda:
         ENV
     script:
@@ -55,6 +57,8 @@ rule table1:
         catalog=get_table1_catalog,
     log:
         "logs/data/table1.log",
+    benchmark:
+        "results/benchmarks/data/table1.tsv"
     conda:
         ENV
     script:

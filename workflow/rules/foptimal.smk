@@ -58,6 +58,8 @@ rule foptimal_table:
         seed=config["report"]["seed"],
     log:
         "logs/foptimal/table.log",
+    benchmark:
+        "results/benchmarks/foptimal/table.tsv"
     conda:
         ENV
     script:
@@ -74,6 +76,8 @@ rule foptimal_figure:
         z=config["report"]["z"],
     log:
         "logs/foptimal/figure.log",
+    benchmark:
+        "results/benchmarks/foptimal/figure.tsv"
     conda:
         ENV
     script:
@@ -89,6 +93,8 @@ rule foptimal_findings:
         z=config["report"]["z"],
     log:
         "logs/foptimal/findings.log",
+    benchmark:
+        "results/benchmarks/foptimal/findings.tsv"
     conda:
         ENV
     script:

@@ -53,6 +53,8 @@ rule knn_tables:
         jaccard_empty=config["metrics"]["jaccard_empty"],
     log:
         "logs/knn/tables.log",
+    benchmark:
+        "results/benchmarks/knn/tables.tsv"
     conda:
         ENV
     script:
@@ -73,6 +75,8 @@ rule knn_findings:
         deviation_points=config["report"]["deviation_points"],
     log:
         "logs/knn/findings.log",
+    benchmark:
+        "results/benchmarks/knn/findings.tsv"
     conda:
         ENV
     script:

@@ -48,6 +48,8 @@ rule parametric_table5:
         cfg=config["parametric"],
     log:
         "logs/parametric/table5.log",
+    benchmark:
+        "results/benchmarks/parametric/table5.tsv"
     conda:
         ENV
     script:
@@ -67,6 +69,8 @@ rule parametric_findings:
         deviation_points=config["report"]["deviation_points"],
     log:
         "logs/parametric/findings.log",
+    benchmark:
+        "results/benchmarks/parametric/findings.tsv"
     conda:
         ENV
     script:

@@ -58,6 +58,8 @@ rule pcc_table4_rows:
         jaccard_empty=config["metrics"]["jaccard_empty"],
     log:
         "logs/pcc/table4_{dataset}.log",
+    benchmark:
+        "results/benchmarks/pcc/table4_{dataset}.tsv"
     threads: 1
     resources:
         mem_mb=get_mem_mb("pcc_table4_rows"),
@@ -78,6 +80,8 @@ rule pcc_curve:
         cfg=config["pcc"],
     log:
         "logs/pcc/curve_{dataset}_{n_samples}.log",
+    benchmark:
+        "results/benchmarks/pcc/curve_{dataset}_{n_samples}.tsv"
     threads: 1
     resources:
         mem_mb=get_mem_mb("pcc_curve"),
@@ -98,6 +102,8 @@ rule pcc_exact:
         cfg=config["pcc"],
     log:
         "logs/pcc/exact_{dataset}.log",
+    benchmark:
+        "results/benchmarks/pcc/exact_{dataset}.tsv"
     threads: 1
     resources:
         mem_mb=get_mem_mb("pcc_exact"),
@@ -119,6 +125,8 @@ rule pcc_table4:
         cv=config["pcc"]["cv"],
     log:
         "logs/pcc/table4.log",
+    benchmark:
+        "results/benchmarks/pcc/table4.tsv"
     conda:
         ENV
     script:
@@ -135,6 +143,8 @@ rule pcc_figure5:
         pdf="results/figures/figure5.pdf",
     log:
         "logs/pcc/figure5.log",
+    benchmark:
+        "results/benchmarks/pcc/figure5.tsv"
     conda:
         ENV
     script:
@@ -155,6 +165,8 @@ rule pcc_findings:
         deviation_points=config["report"]["deviation_points"],
     log:
         "logs/pcc/findings.log",
+    benchmark:
+        "results/benchmarks/pcc/findings.tsv"
     conda:
         ENV
     script:

@@ -84,6 +84,8 @@ rule peers_table:
         seed=config["report"]["seed"],
     log:
         "logs/peers/table.log",
+    benchmark:
+        "results/benchmarks/peers/table.tsv"
     conda:
         ENV
     script:
@@ -103,6 +105,8 @@ rule peers_findings:
         seed=config["report"]["seed"],
     log:
         "logs/peers/findings.log",
+    benchmark:
+        "results/benchmarks/peers/findings.tsv"
     conda:
         ENV
     script:
@@ -140,6 +144,8 @@ rule peers_exactness_table:
         md="results/tables/peers_exactness.md",
     log:
         "logs/peers/exactness_table.log",
+    benchmark:
+        "results/benchmarks/peers/exactness_table.tsv"
     conda:
         ENV
     script:

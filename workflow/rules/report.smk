@@ -22,6 +22,8 @@ rule assemble_report:
         theory_tables=get_theory_tables(),
     log:
         "logs/report/assemble.log",
+    benchmark:
+        "results/benchmarks/report/assemble.tsv"
     conda:
         ENV
     script:

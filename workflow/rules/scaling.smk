@@ -42,6 +42,8 @@ rule scaling_table:
         cfg=config["scaling"],
     log:
         "logs/scaling/table.log",
+    benchmark:
+        "results/benchmarks/scaling/table.tsv"
     conda:
         ENV
     script:

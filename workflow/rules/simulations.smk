@@ -51,7 +51,7 @@ rule simulations_run:
     log:
         "logs/simulations/run_{kind}_{chunk}.log",
     benchmark:
-        "benchmarks/out/simulations/run_{kind}_{chunk}.tsv"
+        "results/benchmarks/simulations/run_{kind}_{chunk}.tsv"
     conda:
         ENV
     script:
@@ -74,6 +74,8 @@ rule simulations_aggregate:
         z=config["report"]["z"],
     log:
         "logs/simulations/aggregate.log",
+    benchmark:
+        "results/benchmarks/simulations/aggregate.tsv"
     conda:
         ENV
     script:
@@ -113,6 +115,8 @@ rule simulations_timing:
     threads: SIM["timing"]["threads"]
     log:
         "logs/simulations/timing.log",
+    benchmark:
+        "results/benchmarks/simulations/timing.tsv"
     conda:
         ENV
     script:
@@ -129,6 +133,8 @@ rule simulations_figure4:
         pdf="results/figures/simulations_figure4.pdf",
     log:
         "logs/simulations/figure4.log",
+    benchmark:
+        "results/benchmarks/simulations/figure4.tsv"
     conda:
         ENV
     script:
@@ -145,6 +151,8 @@ rule simulations_findings:
         z=config["report"]["z"],
     log:
         "logs/simulations/findings.log",
+    benchmark:
+        "results/benchmarks/simulations/findings.tsv"
     conda:
         ENV
     script:

@@ -56,6 +56,8 @@ rule structured_table6:
         claims_md="results/tables/table6_claims.md",
     log:
         "logs/structured/table6.log",
+    benchmark:
+        "results/benchmarks/structured/table6.tsv"
     conda:
         ENV
     script:
@@ -82,6 +84,8 @@ rule structured_findings:
         deviation_points=config["report"]["deviation_points"],
     log:
         "logs/structured/findings.log",
+    benchmark:
+        "results/benchmarks/structured/findings.tsv"
     conda:
         ENV
     script:

@@ -37,6 +37,8 @@ rule theory_figure1:
         cfg=config["theory"]["figure1"],
     log:
         "logs/theory/figure1.log",
+    benchmark:
+        "results/benchmarks/theory/figure1.tsv"
     conda:
         ENV
     script:
@@ -51,6 +53,8 @@ rule theory_hamming:
         cfg=config["theory"]["hamming"],
     log:
         "logs/theory/hamming.log",
+    benchmark:
+        "results/benchmarks/theory/hamming.tsv"
     conda:
         ENV
     script:
@@ -68,6 +72,8 @@ rule theory_jaccard:
         cfg=config["theory"]["jaccard"],
     log:
         "logs/theory/jaccard.log",
+    benchmark:
+        "results/benchmarks/theory/jaccard.tsv"
     conda:
         ENV
     script:
@@ -84,6 +90,8 @@ rule theory_independence:
         cfg=config["theory"]["independence"],
     log:
         "logs/theory/independence.log",
+    benchmark:
+        "results/benchmarks/theory/independence.tsv"
     conda:
         ENV
     script:
@@ -98,6 +106,8 @@ rule theory_threshold:
         cfg=config["theory"]["threshold"],
     log:
         "logs/theory/threshold.log",
+    benchmark:
+        "results/benchmarks/theory/threshold.tsv"
     conda:
         ENV
     script:
@@ -110,6 +120,8 @@ rule theory_examples:
         md="results/tables/theory_examples.md",
     log:
         "logs/theory/examples.log",
+    benchmark:
+        "results/benchmarks/theory/examples.tsv"
     conda:
         ENV
     script:
@@ -146,6 +158,8 @@ rule theory_lp_summary:
         pdf="results/figures/theory_lp.pdf",
     log:
         "logs/theory/lp_summary.log",
+    benchmark:
+        "results/benchmarks/theory/lp_summary.tsv"
     conda:
         ENV
     script:
@@ -160,6 +174,8 @@ rule theory_findings:
         "results/findings/theory.csv",
     log:
         "logs/theory/findings.log",
+    benchmark:
+        "results/benchmarks/theory/findings.tsv"
     conda:
         ENV
     script:

@@ -51,6 +51,8 @@ rule trees_table:
         jaccard_empty=config["metrics"]["jaccard_empty"],
     log:
         "logs/trees/table.log",
+    benchmark:
+        "results/benchmarks/trees/table.tsv"
     conda:
         ENV
     script:
@@ -75,6 +77,8 @@ rule trees_findings:
         seed=config["report"]["seed"],
     log:
         "logs/trees/findings.log",
+    benchmark:
+        "results/benchmarks/trees/findings.tsv"
     conda:
         ENV
     script:

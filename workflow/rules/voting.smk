@@ -60,6 +60,8 @@ rule voting_vote:
         cfg=config["voting"],
     log:
         "logs/voting/vote_{dataset}.log",
+    benchmark:
+        "results/benchmarks/voting/vote_{dataset}.tsv"
     conda:
         ENV
     script:
@@ -78,6 +80,8 @@ rule voting_table7:
         cfg=config["voting"],
     log:
         "logs/voting/table7.log",
+    benchmark:
+        "results/benchmarks/voting/table7.tsv"
     conda:
         ENV
     script:
@@ -93,6 +97,8 @@ rule voting_figure:
         pdf="results/figures/voting_members.pdf",
     log:
         "logs/voting/figure.log",
+    benchmark:
+        "results/benchmarks/voting/figure.tsv"
     conda:
         ENV
     script:
@@ -112,6 +118,8 @@ rule voting_findings:
         "results/findings/voting.csv",
     log:
         "logs/voting/findings.log",
+    benchmark:
+        "results/benchmarks/voting/findings.tsv"
     conda:
         ENV
     script:
