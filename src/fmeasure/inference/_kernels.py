@@ -64,8 +64,8 @@ def _weights(m, S):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _work(r, S):  # pragma: no cover - compiled
-    """The work arrays of :func:`_solve` for up to r labels and S counts: D, srt, C, U, E, cs."""
-    return np.empty(r + 1), np.empty(r + 1), np.empty(r + 1), np.empty(r + 1), np.empty(r + 1), np.empty(S)
+    """The work arrays of :func:`_solve` for up to r labels and S counts: D, order, C, U, E, cs."""
+    return np.empty(r + 1), np.empty(r + 1, np.int64), np.empty(r + 1), np.empty(r + 1), np.empty(r + 1), np.empty(S)
 
 
 @njit(cache=True, nogil=True)
@@ -86,7 +86,7 @@ def _delta_column(ptr, es, ev, r, W, k, D, dense):  # pragma: no cover - compile
 
 
 @njit(cache=True, nogil=True)
-def _solve(ptr, es, ev, r, S, W, p0, margin, tie, E, U, C, D, srt, cs, dense):  # pragma: no cover - compiled
+def _solve(ptr, es, ev, r, S, W, p0, margin, tie, E, U, C, D, order, cs, dense):  # pragma: no cover - compiled
     """GFM on one P block given by its positive entries: (best size, value).
 
     Row t (one of r labels, each with mass) holds the entries ptr[t]..ptr[t+1] - 1: P[t, es[e]] =
@@ -94,7 +94,12 @@ def _solve(ptr, es, ev, r, S, W, p0, margin, tie, E, U, C, D, srt, cs, dense):  
     holds all S counts in order). Sizes k = 1..r are bounded, evaluated in order of largest bound from
     the expected count, until no bound reaches the best value less ``margin``; the choice is the
     first value within ``tie`` of the maximum (size 0, the empty prediction with value ``p0``,
-    first). E, U, C, D, srt and cs are work arrays of at least r + 1 (cs: S) entries.
+    first). E, U, C, D, order and cs are work arrays of at least r + 1 (cs: S) entries.
+
+    Each evaluated column is sorted through ``order``: by a full sort for the first column, then by
+    insertion from the previous column's order, which the next column mostly keeps (the weights
+    2 / (s + k) change smoothly with k), so later sorts cost O(r) plus the pairs that swap. The
+    sorted values, and so every prefix sum, are the same as a full sort's.
     """
     for s in range(S):
         cs[s] = 0.0
@@ -120,13 +125,24 @@ def _solve(ptr, es, ev, r, S, W, p0, margin, tie, E, U, C, D, srt, cs, dense):  
     best = p0
     kb = int(np.rint(tot / mass)) if mass > 0.0 else 1
     kb = min(max(kb, 1), r)
+    first = True
     while True:
         _delta_column(ptr, es, ev, r, W, kb, D, dense)
-        srt[:r] = D[:r]
-        srt[:r].sort()  # ascending
+        if first:
+            order[:r] = np.argsort(D[:r])  # ascending
+            first = False
+        else:
+            for a in range(1, r):  # insertion sort, ascending, from the previous column's order
+                t = order[a]
+                v = D[t]
+                b = a - 1
+                while b >= 0 and D[order[b]] > v:
+                    order[b + 1] = order[b]
+                    b -= 1
+                order[b + 1] = t
         C[0] = 0.0
         for q in range(1, r + 1):
-            C[q] = C[q - 1] + srt[r - q]
+            C[q] = C[q - 1] + D[order[r - q]]
         e = C[kb]
         E[kb - 1] = e
         best = max(best, e)
@@ -168,7 +184,7 @@ def gfm_p(A, p0, rows, cols, margin, tie, H, V):  # pragma: no cover - compiled
     ptr = np.empty(m + 1, np.int64)
     es = np.empty(1, np.int64)  # unused: dense rows
     ev = np.empty(m * Smax)
-    D, srt, C, U, E, cs = _work(m, Smax)
+    D, rank, C, U, E, cs = _work(m, Smax)
     for i in range(n):
         r = 0
         for j in range(m):
@@ -188,7 +204,7 @@ def gfm_p(A, p0, rows, cols, margin, tie, H, V):  # pragma: no cover - compiled
             for s in range(S):
                 ev[t * S + s] = max(A[i, idx[t], s], 0.0)
         ptr[r] = r * S
-        kbest, value = _solve(ptr, es, ev, r, S, W, p0[i], margin, tie, E, U, C, D, srt, cs, True)
+        kbest, value = _solve(ptr, es, ev, r, S, W, p0[i], margin, tie, E, U, C, D, rank, cs, True)
         V[i] = value
         if kbest > 0:
             _delta_column(ptr, es, ev, r, W, kbest, D, True)
@@ -211,7 +227,7 @@ def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no c
     ptr = np.empty(r + 1, np.int64)
     es = np.empty(w, np.int64)
     ev = np.empty(w)
-    D, srt, C, U, E, cs = _work(r, S)
+    D, order, C, U, E, cs = _work(r, S)
     for g in range(k_groups):
         nnz = 0
         q = 0  # rows renumbered: only the labels with a positive count
@@ -230,5 +246,5 @@ def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no c
             out[g] = empty[g] / n[g]
             continue
         ptr[q] = nnz
-        _, value = _solve(ptr, es, ev, q, S, W, empty[g], margin * n[g], 0.0, E, U, C, D, srt, cs, False)
+        _, value = _solve(ptr, es, ev, q, S, W, empty[g], margin * n[g], 0.0, E, U, C, D, order, cs, False)
         out[g] = value / n[g]
