@@ -10,7 +10,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import pytest
 import yaml
 from _browser import check_page, chromium
 from _mirror import ROOT, TEST_DATA, snakemake_env
+from _smoke import run_smoke, snakemake_cmd
 
 from fmeasure.experiments.findings import paper_claims
 from fmeasure.experiments.report import markdown_to_html, stale_numbers
@@ -30,26 +30,7 @@ MIRROR = str(TEST_DATA)
 
 
 def _run(workdir: Path, *extra):
-    env = snakemake_env(MIRROR)
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(ROOT / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--configfile",
-        str(ROOT / "config" / "smoke.yaml"),
-        "--cores",
-        "2",
-        "--quiet",
-        "progress",
-        *extra,
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, env=env)
-    assert out.returncode == 0, f"snakemake failed:\n{out.stdout[-4000:]}\n{out.stderr[-8000:]}"
-    return out
+    return run_smoke(workdir, "--quiet", "progress", *extra)
 
 
 def _tables(workdir: Path) -> dict:
@@ -63,13 +44,6 @@ def _tables(workdir: Path) -> dict:
         ]
         tables[path.name] = df[keep]
     return tables
-
-
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("smoke")
-    _run(workdir)
-    return workdir
 
 
 def test_smoke_run_builds_table1_and_report(smoke_run):
@@ -163,21 +137,6 @@ def test_forced_rerun_reproduces_every_table(smoke_run, tmp_path):
         pd.testing.assert_frame_equal(first[name], second[name], check_exact=False, rtol=1e-12, obj=name)
 
 
-def _snakemake_cmd(workdir: Path, *extra):
-    return [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(ROOT / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--configfile",
-        str(ROOT / "config" / "smoke.yaml"),
-        *extra,
-    ]
-
-
 def test_adding_a_mirror_or_changing_a_url_reruns_nothing(smoke_run, tmp_path):
     # A second mirror folder holding the same files, in the environment (two folders joined by
     # os.pathsep) and in the config, plus a different download URL: no job may rerun.
@@ -190,7 +149,7 @@ def test_adding_a_mirror_or_changing_a_url_reruns_nothing(smoke_run, tmp_path):
         " sha256: 2e75fe0eab11477c7b9266619b557dc899c72534bb2ba0fe125d215f64e4c0b2, url: 'https://example.org/x.arff'}\n"
     )
     env = snakemake_env(os.pathsep.join([str(other), MIRROR]))
-    cmd = _snakemake_cmd(smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), str(extra), "--dry-run")
+    cmd = snakemake_cmd(smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), str(extra), "--dry-run")
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "Nothing to be done" in out.stdout + out.stderr, (out.stdout + out.stderr)[-3000:]
@@ -203,7 +162,7 @@ def test_sigkill_of_a_running_compute_job_then_rerun_gives_the_same_tables(smoke
     workdir = tmp_path / "killed"
     shutil.copytree(smoke_run / "data", workdir / "data")
     env = snakemake_env(MIRROR)
-    cmd = _snakemake_cmd(workdir, "--cores", "1", "--config", "stages=data,knn,pcc,parametric", "--quiet", "progress")
+    cmd = snakemake_cmd(workdir, "--cores", "1", "--config", "stages=data,knn,pcc,parametric", "--quiet", "progress")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     killed = None
     deadline = time.monotonic() + 600
