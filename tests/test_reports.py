@@ -3,14 +3,13 @@ no number in the prose that is not in this run's tables, the paper's numbers or 
 
 import pandas as pd
 import pytest
+from _report_checks import prose_numbers, stale_numbers
 
 from fmeasure.experiments import findings as F
 from fmeasure.experiments.report import (
     MAX_INLINE_LINES,
     not_run_reasons,
-    prose_numbers,
     render_caption,
-    stale_numbers,
     write_report,
 )
 

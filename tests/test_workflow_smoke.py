@@ -19,10 +19,10 @@ import pytest
 import yaml
 from _browser import check_page, chromium
 from _mirror import ROOT, TEST_DATA, snakemake_env
+from _report_checks import markdown_to_html, stale_numbers
 from _smoke import run_smoke, snakemake_cmd
 
 from fmeasure.experiments.findings import paper_claims
-from fmeasure.experiments.report import markdown_to_html, stale_numbers
 
 pytestmark = pytest.mark.e2e  # runs the Snakemake engine
 
