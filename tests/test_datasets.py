@@ -12,6 +12,8 @@ import pytest
 import scipy.sparse as sp
 
 from fmeasure import datasets as D
+from fmeasure.experiments.data import summary
+from fmeasure.experiments.knn import describe_empty_label_sets
 
 XML = """<?xml version="1.0" encoding="utf-8"?>
 <labels xmlns="http://mulan.sourceforge.net/labels">
@@ -115,7 +117,7 @@ def test_save_load_roundtrip_dense_and_sparse(tmp_path):
 def test_summary_counts_cardinality_and_distinct_sets():
     Y = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.int8)
     ds = D.Dataset("x", np.zeros((3, 4)), Y, np.zeros((1, 4)), Y[:1], ["a", "b"], list("abcd"))
-    row = D.summary(ds)
+    row = summary(ds)
     assert (row["n_train"], row["n_test"], row["m"], row["d"]) == (3, 1, 2, 4)
     assert row["cardinality"] == pytest.approx(5 / 4)
     assert row["density"] == pytest.approx(5 / 8)
@@ -395,7 +397,7 @@ def test_nominal_features_are_one_hot_by_default_and_logged_once(tmp_path, caplo
             [1, 5.5, 1, 0, 0, 0],
         ],
     )
-    assert ds.n_attributes == 4 and D.summary(ds)["d"] == 4 and D.summary(ds)["columns"] == 6
+    assert ds.n_attributes == 4 and summary(ds)["d"] == 4 and summary(ds)["columns"] == 6
     onehot = [r for r in caplog.records if "one-hot" in r.getMessage()]
     ident = [r for r in caplog.records if "identifier" in r.getMessage()]
     assert len(onehot) == 1 and "location (4)" in onehot[0].getMessage()
@@ -450,7 +452,7 @@ def test_empty_label_set_caption_counts_what_the_data_hold():
     Y = np.array([[0, 0], [1, 0], [0, 0]], dtype=np.int8)
     ds = D.Dataset("e", np.zeros((3, 1)), Y, np.zeros((3, 1)), Y)
     k = int((ds.Y_test.sum(axis=1) == 0).sum())
-    text = D.describe_empty_label_sets({"e": (k, 3), "scene": (0, 5)}, 0.0)
+    text = describe_empty_label_sets({"e": (k, 3), "scene": (0, 5)}, 0.0)
     assert text.startswith("2 of 8 test instances have an empty label set (e 2 of 3, scene 0 of 5)")
     assert "Jaccard(empty, empty) = 0" in text
-    assert "changes no number" in D.describe_empty_label_sets({"scene": (0, 5)}, 1.0)
+    assert "changes no number" in describe_empty_label_sets({"scene": (0, 5)}, 1.0)

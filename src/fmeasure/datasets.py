@@ -55,8 +55,6 @@ __all__ = [
     "parse",
     "save",
     "load",
-    "summary",
-    "describe_empty_label_sets",
     "counts_path",
     "write_counts",
     "read_counts",
@@ -720,53 +718,3 @@ def read_counts(path) -> dict:
         return {k: int(counts[k]) for k in ("n_train", "n_test", "d", "m")} | counts
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise DatasetError(f"{path}: unreadable counts file ({exc.__class__.__name__}: {exc})") from None
-
-
-def summary(ds: Dataset) -> dict:
-    """Table 1's row for ``ds``: counts, label cardinality and density, distinct label sets.
-
-    ``d`` counts the feature attributes of the source file (as MULAN and the paper do);
-    ``columns`` the numeric columns after nominal features are encoded and identifiers dropped.
-    """
-    Y = np.vstack([ds.Y_train, ds.Y_test])
-    card = float(Y.sum(axis=1).mean())
-    return {
-        "dataset": ds.name,
-        "n_train": ds.Y_train.shape[0],
-        "n_test": ds.Y_test.shape[0],
-        "m": ds.n_labels,
-        "d": ds.n_attributes if ds.n_attributes is not None else ds.n_features,
-        "columns": ds.n_features,
-        "cardinality": card,
-        "density": card / ds.n_labels,
-        "distinct_label_sets": int(np.unique(Y, axis=0).shape[0]),
-        "cardinality_train": float(ds.Y_train.sum(axis=1).mean()),
-        "cardinality_test": float(ds.Y_test.sum(axis=1).mean()),
-    }
-
-
-def describe_empty_label_sets(counts: dict, jaccard_empty: float) -> str:
-    """A caption sentence stating how many test instances have an empty label set, and what follows.
-
-    ``counts`` maps a dataset name to ``(k, n)``: k of its n test instances have no label. The
-    sentence is computed from the run's data, so it stays true whatever the datasets.
-
-    Examples
-    --------
-    >>> describe_empty_label_sets({"scene": (0, 1196), "birds": (153, 323)}, 1.0)
-    '153 of 1519 test instances have an empty label set (scene 0 of 1196, birds 153 of 323); Jaccard(empty, empty) = 1 scores an empty prediction for them.'
-    >>> describe_empty_label_sets({"scene": (0, 1196)}, 1.0)
-    '0 of 1196 test instances have an empty label set, so the Jaccard convention for empty/empty changes no number here.'
-    """
-    k = sum(int(a) for a, _ in counts.values())
-    n = sum(int(b) for _, b in counts.values())
-    if k == 0:
-        return (
-            f"0 of {n} test instances have an empty label set, so the Jaccard convention for "
-            "empty/empty changes no number here."
-        )
-    per = ", ".join(f"{name} {int(a)} of {int(b)}" for name, (a, b) in counts.items())
-    return (
-        f"{k} of {n} test instances have an empty label set ({per}); "
-        f"Jaccard(empty, empty) = {jaccard_empty:g} scores an empty prediction for them."
-    )

@@ -4,8 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fmeasure.datasets import describe_empty_label_sets
-from fmeasure.experiments.knn import write_tables
+from fmeasure.experiments.knn import describe_empty_label_sets, write_tables
 from fmeasure.experiments.report import render_caption
 from fmeasure.io import script_logging
 

@@ -7,14 +7,38 @@ functions of :mod:`fmeasure.datasets`.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from fmeasure.datasets import DatasetError, summary
+from fmeasure.datasets import Dataset, DatasetError
 from fmeasure.tables import beside_paper, paper_numbers, write_table
 
-__all__ = ["write_table1", "COUNTS"]
+__all__ = ["write_table1", "summary", "COUNTS"]
 
 COUNTS = ["n_train", "n_test", "m", "d"]
+
+
+def summary(ds: Dataset) -> dict:
+    """Table 1's row for ``ds``: counts, label cardinality and density, distinct label sets.
+
+    ``d`` counts the feature attributes of the source file (as MULAN and the paper do);
+    ``columns`` the numeric columns after nominal features are encoded and identifiers dropped.
+    """
+    Y = np.vstack([ds.Y_train, ds.Y_test])
+    card = float(Y.sum(axis=1).mean())
+    return {
+        "dataset": ds.name,
+        "n_train": ds.Y_train.shape[0],
+        "n_test": ds.Y_test.shape[0],
+        "m": ds.n_labels,
+        "d": ds.n_attributes if ds.n_attributes is not None else ds.n_features,
+        "columns": ds.n_features,
+        "cardinality": card,
+        "density": card / ds.n_labels,
+        "distinct_label_sets": int(np.unique(Y, axis=0).shape[0]),
+        "cardinality_train": float(ds.Y_train.sum(axis=1).mean()),
+        "cardinality_test": float(ds.Y_test.sum(axis=1).mean()),
+    }
 
 
 def write_table1(datasets, catalog: dict, csv_path, md_path) -> pd.DataFrame:

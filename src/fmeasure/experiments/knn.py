@@ -20,7 +20,7 @@ from fmeasure.learners.knn import INFERENCE_METHODS, KNeighborsFMeasure
 from fmeasure.tables import beside_paper, paper_numbers, write_table
 from fmeasure.timing import best_of
 
-__all__ = ["run_knn", "write_tables", "MEASURES"]
+__all__ = ["run_knn", "write_tables", "describe_empty_label_sets", "MEASURES"]
 
 logger = logging.getLogger(__name__)
 
@@ -273,3 +273,30 @@ def write_findings(
         )
     )
     return F.write_findings(rows, out_csv)
+
+
+def describe_empty_label_sets(counts: dict, jaccard_empty: float) -> str:
+    """A caption sentence stating how many test instances have an empty label set, and what follows.
+
+    ``counts`` maps a dataset name to ``(k, n)``: k of its n test instances have no label. The
+    sentence is computed from the run's data, so it stays true whatever the datasets.
+
+    Examples
+    --------
+    >>> describe_empty_label_sets({"scene": (0, 1196), "birds": (153, 323)}, 1.0)
+    '153 of 1519 test instances have an empty label set (scene 0 of 1196, birds 153 of 323); Jaccard(empty, empty) = 1 scores an empty prediction for them.'
+    >>> describe_empty_label_sets({"scene": (0, 1196)}, 1.0)
+    '0 of 1196 test instances have an empty label set, so the Jaccard convention for empty/empty changes no number here.'
+    """
+    k = sum(int(a) for a, _ in counts.values())
+    n = sum(int(b) for _, b in counts.values())
+    if k == 0:
+        return (
+            f"0 of {n} test instances have an empty label set, so the Jaccard convention for "
+            "empty/empty changes no number here."
+        )
+    per = ", ".join(f"{name} {int(a)} of {int(b)}" for name, (a, b) in counts.items())
+    return (
+        f"{k} of {n} test instances have an empty label set ({per}); "
+        f"Jaccard(empty, empty) = {jaccard_empty:g} scores an empty prediction for them."
+    )
