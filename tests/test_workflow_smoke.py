@@ -60,8 +60,11 @@ def test_smoke_run_builds_table1_and_report(smoke_run):
 
 
 def _config():
+    """The smoke run's configuration: config.yaml with smoke.yaml merged on top, as Snakemake merges."""
+    from snakemake.utils import update_config
+
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    cfg.update(yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text()))
+    update_config(cfg, yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text()))
     return cfg
 
 
