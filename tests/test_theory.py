@@ -5,6 +5,7 @@ import pytest
 
 from fmeasure import inference
 from fmeasure import theory as T
+from fmeasure.experiments import theory as E
 
 
 def test_all_label_vectors_enumerates_cube():
@@ -49,7 +50,7 @@ def test_subset_construction_matches_closed_form(m):
 
 
 def test_figure1_table_columns_and_values():
-    df = T.figure1_table(range(2, 5), range(3, 6))
+    df = E.figure1_table(range(2, 5), range(3, 6))
     assert list(df.m) == [2, 3, 4, 5]
     assert np.isnan(df.construction.iloc[0])
     assert df.construction.iloc[1] == pytest.approx(0.4875, abs=1e-7)
@@ -83,7 +84,7 @@ def test_hamming_pa_objective_limit_is_half_for_a1_d_rest():
 
 def test_hamming_pa_true_regret_exceeds_half():
     # under P_A(1,0,0,m-1) the F-maximizer is 1_m: E F(1_m) = 1/(m+1) + (m-1)/(2m-1) -> 0.65 for m = 3
-    df = T.hamming_table([3, 5], [1e-9])
+    df = E.hamming_table([3, 5], [1e-9])
     assert df.pa_regret.tolist() == pytest.approx([0.25 + 0.4, 1 / 6 + 4 / 9], abs=1e-7)
     assert (df.pa_h_F == ["111", "11111"]).all()
 
@@ -111,7 +112,7 @@ def test_jaccard_theorem_3_3_holds_on_random_distributions():
     s = T.jaccard_check(range(1, 6), 40, seed=3)
     assert (s.regret >= -1e-12).all()
     assert (s.regret <= s.bound + 1e-12).all()
-    summ = T.jaccard_summary(s)
+    summ = E.jaccard_summary(s)
     assert (summ.violations == 0).all() and set(summ["empty"]) == {0.0, 1.0}
 
 
@@ -139,7 +140,7 @@ def test_independence_q_range_root_and_regret():
 
 
 def test_independence_bound_increases_to_one():
-    df = T.independence_table([2, 5, 20, 200], m_exact_max=0)
+    df = E.independence_table([2, 5, 20, 200], m_exact_max=0)
     assert np.all(np.diff(df.bound) > 0) and df.bound.iloc[-1] > 0.96
 
 
@@ -153,7 +154,7 @@ def test_threshold_family_hand():
 
 @pytest.mark.parametrize("m", [4, 8, 10, 12])
 def test_threshold_family_regret_equals_bound(m):
-    df = T.threshold_table([m], [1e-9])
+    df = E.threshold_table([m], [1e-9])
     assert df.regret.iloc[0] == pytest.approx(max(0.0, 1 / 6 - 2 / (m + 4)), abs=1e-7)
     if m > 8:
         assert df.h_T.iloc[0] == "11" + "0" * (m - 2) and df.h_F.iloc[0] == "1" + "0" * (m - 1)
@@ -161,7 +162,7 @@ def test_threshold_family_regret_equals_bound(m):
 
 # ---- worked examples -----------------------------------------------------------------------
 def test_examples_table_paper_numbers():
-    df = T.examples_table().set_index(["example", "method"])
+    df = E.examples_table().set_index(["example", "method"])
     assert df.loc[("sec4.1_a", "brute force"), "prediction"] == "1000"
     assert df.loc[("sec4.1_b", "brute force"), "prediction"] == "0000"
     assert df.loc[("sec4.1_b", "GFM"), "expected_f"] == pytest.approx(0.5)

@@ -14,6 +14,7 @@ import logging
 import numpy as np
 import pandas as pd
 
+from fmeasure import inference
 from fmeasure.figures import plt, save_figure
 from fmeasure.io import atomic_output
 from fmeasure.tables import write_table
@@ -40,7 +41,7 @@ def _ints(values, key):
 
 def write_figure1(cfg, lp_csvs, csv, md, png, pdf):
     """Figure 1 (Theorem 3.2): closed form, exact construction, and the LP supremum vs m."""
-    table = T.figure1_table(
+    table = figure1_table(
         range(int(cfg["m_closed"][0]), int(cfg["m_closed"][1]) + 1),
         _ints(cfg["m_exact"], "figure1.m_exact"),
         float(cfg["eps"]),
@@ -87,7 +88,7 @@ def write_figure1(cfg, lp_csvs, csv, md, png, pdf):
 
 def write_hamming(cfg, csv, md):
     """Theorem 3.1: the appendix's P_A and the two-label distribution, evaluated exactly."""
-    table = T.hamming_table(_ints(cfg["m"], "hamming.m"), [float(e) for e in cfg["eps"]])
+    table = hamming_table(_ints(cfg["m"], "hamming.m"), [float(e) for e in cfg["eps"]])
     write_table(
         table,
         csv,
@@ -111,7 +112,7 @@ def write_jaccard(cfg, csv, md, samples_csv, png, pdf):
     )
     with atomic_output(samples_csv) as tmp:
         samples.to_csv(tmp, index=False)
-    summary = T.jaccard_summary(samples)
+    summary = jaccard_summary(samples)
     write_table(
         summary,
         csv,
@@ -143,7 +144,7 @@ def write_jaccard(cfg, csv, md, samples_csv, png, pdf):
 def write_independence(cfg, csv, md, png, pdf):
     """Theorem 4.2 / Corollary 4.3: the q-range, the bound 2q - 1, and P_B evaluated exactly."""
     ms = list(range(2, int(cfg["m_max"]) + 1))
-    table = T.independence_table(ms, int(cfg["m_exact_max"]), float(cfg["q_margin"]))
+    table = independence_table(ms, int(cfg["m_exact_max"]), float(cfg["q_margin"]))
     write_table(
         table,
         csv,
@@ -174,7 +175,7 @@ def write_independence(cfg, csv, md, png, pdf):
 
 def write_threshold(cfg, csv, md):
     """Theorem 4.5: regret of thresholding on the family of eq. (prob_dist)."""
-    table = T.threshold_table(_ints(cfg["m"], "threshold.m"), [float(e) for e in cfg["eps"]])
+    table = threshold_table(_ints(cfg["m"], "threshold.m"), [float(e) for e in cfg["eps"]])
     write_table(
         table,
         csv,
@@ -191,7 +192,7 @@ def write_threshold(cfg, csv, md):
 
 def write_examples(csv, md):
     """The worked examples of Section 4: every method's prediction and exact E[F]."""
-    table = T.examples_table()
+    table = examples_table()
     write_table(
         table,
         csv,
@@ -437,3 +438,164 @@ def corrections(tables: dict) -> list[str]:
             )
         )
     return out
+
+
+# --------------------------------------------------------------------------------------------------
+# the tables built from the constructions of fmeasure.theory
+
+
+def figure1_table(m_closed, m_exact, eps=1e-9):
+    """Figure 1's data: closed form of Theorem 3.2 and the exact regret of the construction.
+
+    Parameters
+    ----------
+    m_closed : iterable of int
+        Label counts at which to evaluate the closed form.
+    m_exact : iterable of int
+        Label counts (>= 3) at which to build :func:`subset_worst_case_distribution` and
+        evaluate the regret of its joint mode exactly (brute-force F-maximizer).
+    eps : float
+        Margin that makes the zero vector the unique mode.
+
+    Returns
+    -------
+    pandas.DataFrame with columns m, closed_form, construction, h_subset, h_F.
+    """
+    rows = {int(m): {"m": int(m), "closed_form": float(T.subset_regret_closed_form(m))} for m in m_closed}
+    for m in m_exact:
+        m = T.check_m(m, 2)
+        S, p = T.subset_worst_case_distribution(m, eps)
+        h_s, _ = inference.joint_mode(S, p)
+        h_f, best = inference.brute_force(S, p)
+        reg = float(best - inference.expected_f(S, p, h_s))
+        rows.setdefault(m, {"m": m, "closed_form": float(T.subset_regret_closed_form(m))})
+        rows[m].update(construction=reg, h_subset=T.as_string(h_s), h_F=T.as_string(h_f))
+        log.info("Theorem 3.2 construction m=%d: regret %.6f", m, reg)
+    df = pd.DataFrame([rows[k] for k in sorted(rows)])
+    for col in ("construction", "h_subset", "h_F"):
+        if col not in df:
+            df[col] = np.nan
+    return df[["m", "closed_form", "construction", "h_subset", "h_F"]]
+
+
+def hamming_table(ms, eps_values):
+    """Theorem 3.1 evaluated: the appendix's P_A for (a, b, c, d) = (1, 0, 0, m-1), and the two-label case.
+
+    For each m and eps: the appendix's objective E[F(h_A)] - E[F(h_H)] (exact and its eps -> 0
+    closed form), the true regret of P_A (with the brute-force F-maximizer, which is not
+    h_A = e_1 for finite m), and the regret of :func:`hamming_two_label_distribution`.
+    The Hamming minimizer is always computed by ``inference.marginal_modes``.
+    """
+    out = []
+    for m in ms:
+        m = T.check_m(m, 2)
+        for eps in eps_values:
+            S, p = T.hamming_pa_distribution(1, 0, 0, m - 1, eps)
+            h_H, _ = inference.marginal_modes(T.marginals(S, p))
+            h_A = np.zeros(m, np.int8)
+            h_A[0] = 1
+            objective = inference.expected_f(S, p, h_A) - inference.expected_f(S, p, h_H)
+            h_F, best = inference.brute_force(S, p)
+            S2, p2 = T.hamming_two_label_distribution(m, eps)
+            h_H2, _ = inference.marginal_modes(T.marginals(S2, p2))
+            out.append(
+                {
+                    "m": m,
+                    "eps": eps,
+                    "pa_h_hamming": T.as_string(h_H),
+                    "pa_objective": float(objective),
+                    "pa_objective_limit": T.hamming_pa_objective_closed_form(1, 0, 0, m - 1),
+                    "pa_h_F": T.as_string(h_F),
+                    "pa_regret": float(best - inference.expected_f(S, p, h_H)),
+                    "two_label_h_hamming": T.as_string(h_H2),
+                    "two_label_regret": T.regret(S2, p2, h_H2),
+                    "theorem_3_1": 0.5,
+                }
+            )
+    return pd.DataFrame(out)
+
+
+def jaccard_summary(samples):
+    """Per (m, empty): number of distributions, largest regret, largest regret/bound, violations."""
+    g = samples.assign(ratio=samples.regret / samples.bound, violated=samples.regret > samples.bound + 1e-12)
+    return (
+        g.groupby(["empty", "m"])
+        .agg(
+            n=("regret", "size"),
+            max_regret=("regret", "max"),
+            mean_regret=("regret", "mean"),
+            max_ratio=("ratio", "max"),
+            violations=("violated", "sum"),
+        )
+        .reset_index()
+    )
+
+
+def independence_table(ms, m_exact_max, q_margin=1e-6):
+    """Theorem 4.2 / Corollary 4.3 per m: the q-interval, the bound 2 q_hi - 1, and (m <= m_exact_max)
+    the exact regret of the independence-based prediction on P_B at q = q_hi - q_margin."""
+    rows = []
+    for m in ms:
+        lo, hi = T.independence_q_range(m)
+        row = {"m": int(m), "q_lo": lo, "q_hi": hi, "bound": 2 * hi - 1 if np.isfinite(hi) else np.nan}
+        if m <= m_exact_max and np.isfinite(hi):
+            q = max(0.5, hi - q_margin)
+            row.update(q_eval=q, **T.independence_families(m, q))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def threshold_table(ms, eps_values):
+    """Theorem 4.5: exact regret of ``inference.threshold_marginals`` on :func:`threshold_family`."""
+    rows = []
+    for m in ms:
+        for eps in eps_values:
+            S, p = T.threshold_family(m, eps)
+            h_T, _ = inference.threshold_marginals(S, p)
+            h_F, best = inference.brute_force(S, p)
+            rows.append(
+                {
+                    "m": int(m),
+                    "eps": eps,
+                    "h_T": T.as_string(h_T),
+                    "h_F": T.as_string(h_F),
+                    "regret": float(best - inference.expected_f(S, p, h_T)),
+                    "bound": float(T.threshold_bound(m)),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def examples_table(examples=None):
+    """Every method's prediction and exact E[F] on the worked examples.
+
+    Methods: MM (marginal modes), JM (joint mode), FM (Ye et al.'s DP, assumes independence),
+    Lewis, thresholding (Section 4.3), GFM (from P and P(y=0)), brute force.
+    """
+    examples = T.worked_examples() if examples is None else examples
+    rows = []
+    for name, (S, p) in examples.items():
+        marg = T.marginals(S, p)
+        P, p0 = T.p_matrix(S, p)
+        preds = {
+            "MM": inference.marginal_modes(marg)[0],
+            "JM": inference.joint_mode(S, p)[0],
+            "FM": inference.fm(marg)[0],
+            "Lewis": inference.lewis(marg)[0],
+            "thresholding": inference.threshold_marginals(S, p)[0],
+            "GFM": inference.gfm_from_p(P, p0)[0],
+            "brute force": inference.brute_force(S, p)[0],
+        }
+        best = inference.brute_force(S, p)[1]
+        for method, h in preds.items():
+            ef = float(inference.expected_f(S, p, h))
+            rows.append(
+                {
+                    "example": name,
+                    "method": method,
+                    "prediction": T.as_string(h),
+                    "expected_f": ef,
+                    "regret": float(best - ef),
+                }
+            )
+    return pd.DataFrame(rows)

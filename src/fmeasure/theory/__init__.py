@@ -2,7 +2,8 @@
 
 * :mod:`fmeasure.theory.constructions` -- the worst-case distributions of the appendix and the
   worked examples, evaluated exactly with :mod:`fmeasure.inference`; re-exported here, so
-  ``from fmeasure import theory; theory.figure1_table(...)`` works.
+  ``from fmeasure import theory; theory.subset_worst_case_distribution(...)`` works. The tables
+  the pipeline builds from them are in :mod:`fmeasure.experiments.theory`.
 * :mod:`fmeasure.theory.lp` -- exact worst-case regrets by linear programming.
 """
 

@@ -43,31 +43,26 @@ __all__ = [
     "p_matrix",
     "subset_regret_closed_form",
     "subset_worst_case_distribution",
-    "figure1_table",
     "hamming_pa_distribution",
     "hamming_pa_objective_closed_form",
     "hamming_two_label_distribution",
-    "hamming_table",
     "jaccard_maximizer",
     "random_distribution",
     "jaccard_check",
-    "jaccard_summary",
     "independence_delta",
     "independence_q_range",
     "independence_families",
-    "independence_table",
     "threshold_family",
     "threshold_bound",
-    "threshold_table",
     "worked_examples",
-    "examples_table",
 ]
 
 
 # --------------------------------------------------------------------------------------
 # small helpers
 # --------------------------------------------------------------------------------------
-def _check_m(m, minimum=1, name="m"):
+def check_m(m, minimum=1, name="m"):
+    """``m`` as an int, or one error naming it when it is not an integer >= ``minimum``."""
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {m!r}")
     return int(m)
@@ -87,7 +82,7 @@ def all_label_vectors(m):
     >>> all_label_vectors(2).tolist()
     [[0, 0], [0, 1], [1, 0], [1, 1]]
     """
-    m = _check_m(m)
+    m = check_m(m)
     if m > 20:
         raise ValueError(f"m must be <= 20 to enumerate {{0,1}}^m, got {m}")
     return label_vectors(m)
@@ -167,7 +162,7 @@ def subset_worst_case_distribution(m, eps=1e-9):
     >>> len(p), float(p.sum())
     (8, 1.0)
     """
-    m = _check_m(m, 2)
+    m = check_m(m, 2)
     rows = [np.zeros(m, np.int8)]
     Y = all_label_vectors(m) if m <= 16 else None
     if Y is None:
@@ -182,48 +177,14 @@ def subset_worst_case_distribution(m, eps=1e-9):
     return support, probs
 
 
-def figure1_table(m_closed, m_exact, eps=1e-9):
-    """Figure 1's data: closed form of Theorem 3.2 and the exact regret of the construction.
-
-    Parameters
-    ----------
-    m_closed : iterable of int
-        Label counts at which to evaluate the closed form.
-    m_exact : iterable of int
-        Label counts (>= 3) at which to build :func:`subset_worst_case_distribution` and
-        evaluate the regret of its joint mode exactly (brute-force F-maximizer).
-    eps : float
-        Margin that makes the zero vector the unique mode.
-
-    Returns
-    -------
-    pandas.DataFrame with columns m, closed_form, construction, h_subset, h_F.
-    """
-    rows = {int(m): {"m": int(m), "closed_form": float(subset_regret_closed_form(m))} for m in m_closed}
-    for m in m_exact:
-        m = _check_m(m, 2)
-        S, p = subset_worst_case_distribution(m, eps)
-        h_s, _ = inference.joint_mode(S, p)
-        h_f, best = inference.brute_force(S, p)
-        reg = float(best - inference.expected_f(S, p, h_s))
-        rows.setdefault(m, {"m": m, "closed_form": float(subset_regret_closed_form(m))})
-        rows[m].update(construction=reg, h_subset=as_string(h_s), h_F=as_string(h_f))
-        log.info("Theorem 3.2 construction m=%d: regret %.6f", m, reg)
-    df = pd.DataFrame([rows[k] for k in sorted(rows)])
-    for col in ("construction", "h_subset", "h_F"):
-        if col not in df:
-            df[col] = np.nan
-    return df[["m", "closed_form", "construction", "h_subset", "h_F"]]
-
-
 # --------------------------------------------------------------------------------------
 # Theorem 3.1 (Hamming loss)
 # --------------------------------------------------------------------------------------
 def _blocks(a, b, c, d):
     for name, v in zip("abcd", (a, b, c, d)):
-        _check_m(v, 0, name)
+        check_m(v, 0, name)
     m = a + b + c + d
-    _check_m(m, 1, "a + b + c + d")
+    check_m(m, 1, "a + b + c + d")
     lab = np.repeat(np.arange(4), [a, b, c, d])  # 0=A, 1=B, 2=C, 3=D
     return m, lab
 
@@ -277,7 +238,7 @@ def hamming_two_label_distribution(m, eps=1e-6):
     >>> round(regret(S, p, [0, 0, 0]), 4)
     0.6667
     """
-    m = _check_m(m, 2)
+    m = check_m(m, 2)
     eps = _check_eps(eps, 0.25)
     S = np.zeros((3, m), np.int8)
     S[0, 0] = 1
@@ -285,43 +246,6 @@ def hamming_two_label_distribution(m, eps=1e-6):
     if m > 2:
         S[2, 2] = 1
     return S, np.array([0.5 - eps, 0.5 - eps, 2 * eps])
-
-
-def hamming_table(ms, eps_values):
-    """Theorem 3.1 evaluated: the appendix's P_A for (a, b, c, d) = (1, 0, 0, m-1), and the two-label case.
-
-    For each m and eps: the appendix's objective E[F(h_A)] - E[F(h_H)] (exact and its eps -> 0
-    closed form), the true regret of P_A (with the brute-force F-maximizer, which is not
-    h_A = e_1 for finite m), and the regret of :func:`hamming_two_label_distribution`.
-    The Hamming minimizer is always computed by ``inference.marginal_modes``.
-    """
-    out = []
-    for m in ms:
-        m = _check_m(m, 2)
-        for eps in eps_values:
-            S, p = hamming_pa_distribution(1, 0, 0, m - 1, eps)
-            h_H, _ = inference.marginal_modes(marginals(S, p))
-            h_A = np.zeros(m, np.int8)
-            h_A[0] = 1
-            objective = inference.expected_f(S, p, h_A) - inference.expected_f(S, p, h_H)
-            h_F, best = inference.brute_force(S, p)
-            S2, p2 = hamming_two_label_distribution(m, eps)
-            h_H2, _ = inference.marginal_modes(marginals(S2, p2))
-            out.append(
-                {
-                    "m": m,
-                    "eps": eps,
-                    "pa_h_hamming": as_string(h_H),
-                    "pa_objective": float(objective),
-                    "pa_objective_limit": hamming_pa_objective_closed_form(1, 0, 0, m - 1),
-                    "pa_h_F": as_string(h_F),
-                    "pa_regret": float(best - inference.expected_f(S, p, h_H)),
-                    "two_label_h_hamming": as_string(h_H2),
-                    "two_label_regret": regret(S2, p2, h_H2),
-                    "theorem_3_1": 0.5,
-                }
-            )
-    return pd.DataFrame(out)
 
 
 # --------------------------------------------------------------------------------------
@@ -362,7 +286,7 @@ def random_distribution(m, rng, kind="sparse", alpha=0.3):
     kind='dense': Dirichlet(alpha) over all 2^m vectors; kind='sparse': Dirichlet(alpha) over
     2..min(2^m, 2m) distinct random vectors.
     """
-    m = _check_m(m)
+    m = check_m(m)
     Y = all_label_vectors(m)
     if kind == "dense":
         S = Y
@@ -407,22 +331,6 @@ def jaccard_check(ms, n_per_m, seed, empties=(1.0, 0.0), alpha=0.3):
     return pd.DataFrame(rows)
 
 
-def jaccard_summary(samples):
-    """Per (m, empty): number of distributions, largest regret, largest regret/bound, violations."""
-    g = samples.assign(ratio=samples.regret / samples.bound, violated=samples.regret > samples.bound + 1e-12)
-    return (
-        g.groupby(["empty", "m"])
-        .agg(
-            n=("regret", "size"),
-            max_regret=("regret", "max"),
-            mean_regret=("regret", "mean"),
-            max_ratio=("ratio", "max"),
-            violations=("violated", "sum"),
-        )
-        .reset_index()
-    )
-
-
 # --------------------------------------------------------------------------------------
 # Theorem 4.2 / Corollary 4.3 (label independence)
 # --------------------------------------------------------------------------------------
@@ -437,7 +345,7 @@ def independence_delta(m, q):
     >>> round(float(independence_delta(2, 0.5)), 6)  # (4/3)(1/4) + (1)(1/4) - 1/4
     0.333333
     """
-    m = _check_m(m)
+    m = check_m(m)
     q = np.asarray(q, float)
     s = np.arange(1, m + 1)
     logc = np.array([math.lgamma(m) - math.lgamma(m - k + 1) - math.lgamma(k) for k in s])
@@ -455,7 +363,7 @@ def independence_q_range(m, grid=20001):
     """
     from scipy.optimize import brentq
 
-    m = _check_m(m)
+    m = check_m(m)
     qs = np.linspace(0.5, 1.0, grid)
     ok = independence_delta(m, qs) > 0
     if not ok.any():
@@ -476,7 +384,7 @@ def independence_families(m, q):
     the independence-based prediction h_I = ``inference.fm(p)`` for the shared marginals
     p_i = 1 - q, and the exact regret of h_I under P_B.
     """
-    m = _check_m(m)
+    m = check_m(m)
     if not 0.5 <= q <= 1.0:
         raise ValueError(f"q must lie in [1/2, 1], got {q!r}")
     Y = all_label_vectors(m)
@@ -494,20 +402,6 @@ def independence_families(m, q):
         "h_F_PB": as_string(inference.brute_force(SB, pB)[0]),
         "regret_PB": regret(SB, pB, h_I),
     }
-
-
-def independence_table(ms, m_exact_max, q_margin=1e-6):
-    """Theorem 4.2 / Corollary 4.3 per m: the q-interval, the bound 2 q_hi - 1, and (m <= m_exact_max)
-    the exact regret of the independence-based prediction on P_B at q = q_hi - q_margin."""
-    rows = []
-    for m in ms:
-        lo, hi = independence_q_range(m)
-        row = {"m": int(m), "q_lo": lo, "q_hi": hi, "bound": 2 * hi - 1 if np.isfinite(hi) else np.nan}
-        if m <= m_exact_max and np.isfinite(hi):
-            q = max(0.5, hi - q_margin)
-            row.update(q_eval=q, **independence_families(m, q))
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------------------
@@ -532,7 +426,7 @@ def threshold_family(m, eps=1e-6):
     >>> [as_string(y) for y in S], p.tolist()
     (['100000', '011100', '010011'], [0.5, 0.25, 0.25])
     """
-    m = _check_m(m, 4)
+    m = check_m(m, 4)
     if m % 2:
         raise ValueError(f"m must be even for the family of Theorem 4.5, got {m}")
     eps = _check_eps(eps, 0.5)
@@ -542,27 +436,6 @@ def threshold_family(m, eps=1e-6):
     S[1, 2 : m // 2 + 1] = 1
     S[2, m // 2 + 1 :] = 1
     return S, np.array([0.5 - eps, (0.5 + eps) / 2, (0.5 + eps) / 2])
-
-
-def threshold_table(ms, eps_values):
-    """Theorem 4.5: exact regret of ``inference.threshold_marginals`` on :func:`threshold_family`."""
-    rows = []
-    for m in ms:
-        for eps in eps_values:
-            S, p = threshold_family(m, eps)
-            h_T, _ = inference.threshold_marginals(S, p)
-            h_F, best = inference.brute_force(S, p)
-            rows.append(
-                {
-                    "m": int(m),
-                    "eps": eps,
-                    "h_T": as_string(h_T),
-                    "h_F": as_string(h_F),
-                    "regret": float(best - inference.expected_f(S, p, h_T)),
-                    "bound": float(threshold_bound(m)),
-                }
-            )
-    return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------------------
@@ -581,38 +454,3 @@ def worked_examples():
             [("000000000000", 0.21), ("100000000000", 0.39), ("011111100000", 0.2), ("010000011111", 0.2)]
         ),
     }
-
-
-def examples_table(examples=None):
-    """Every method's prediction and exact E[F] on the worked examples.
-
-    Methods: MM (marginal modes), JM (joint mode), FM (Ye et al.'s DP, assumes independence),
-    Lewis, thresholding (Section 4.3), GFM (from P and P(y=0)), brute force.
-    """
-    examples = worked_examples() if examples is None else examples
-    rows = []
-    for name, (S, p) in examples.items():
-        marg = marginals(S, p)
-        P, p0 = p_matrix(S, p)
-        preds = {
-            "MM": inference.marginal_modes(marg)[0],
-            "JM": inference.joint_mode(S, p)[0],
-            "FM": inference.fm(marg)[0],
-            "Lewis": inference.lewis(marg)[0],
-            "thresholding": inference.threshold_marginals(S, p)[0],
-            "GFM": inference.gfm_from_p(P, p0)[0],
-            "brute force": inference.brute_force(S, p)[0],
-        }
-        best = inference.brute_force(S, p)[1]
-        for method, h in preds.items():
-            ef = float(inference.expected_f(S, p, h))
-            rows.append(
-                {
-                    "example": name,
-                    "method": method,
-                    "prediction": as_string(h),
-                    "expected_f": ef,
-                    "regret": float(best - ef),
-                }
-            )
-    return pd.DataFrame(rows)
