@@ -17,8 +17,9 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from fmeasure import label_models as S
 from fmeasure import metrics
-from fmeasure import simulation as S
+from fmeasure.experiments import simulations as SE
 
 SIM = dict(
     seed=1,
@@ -47,7 +48,7 @@ def main():
     threadpool_limits(1)
     print(f"{'case':<58s} {'ours':>11s} {'reference':>11s} {'ratio':>9s}")
     for kind in S.DATA_MODELS:
-        model = S.make_model(kind, 0, SIM)
+        model = SE.make_model(kind, 0, SIM)
         test = model.sample(SIM["n_test"], S.stream(1, kind, 0, "test"))
         rng = np.random.default_rng(0)
         H = (rng.random((20, 25)) < 0.5).astype(np.int8)
@@ -62,7 +63,7 @@ def main():
         t_ref, _ = timed(naive)
         row(f"score 20 predictions on 100,000 {kind} test rows", t_ours, t_ref)
     m = 20
-    chain = S.make_model("chain", 0, dict(SIM, n_labels=m))
+    chain = SE.make_model("chain", 0, dict(SIM, n_labels=m))
     t_ours, fast = timed(lambda: chain.summary())
 
     def naive_summary():
@@ -76,7 +77,7 @@ def main():
     assert np.allclose(P, fast.P)
     row(f"exact chain summary, m = {m} (all 2^{m} vectors)", t_ours, t_ref)
     for kind in S.DATA_MODELS:
-        t, _ = timed(lambda: S.run_model(kind, 0, SIM))
+        t, _ = timed(lambda: SE.run_model(kind, 0, SIM))
         print(f"{'one model, full protocol (' + kind + ')':<58s} {t:9.3f} s")
 
 

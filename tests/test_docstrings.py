@@ -36,7 +36,7 @@ def test_docstring_examples_are_collected():
         "fmeasure.learners.knn",
         "fmeasure.learners.pcc",
         "fmeasure.learners.parametric",
-        "fmeasure.simulation",
+        "fmeasure.label_models",
         "fmeasure.experiments.config",
         "fmeasure.timing",
     }

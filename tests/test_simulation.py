@@ -1,4 +1,4 @@
-"""Tests of fmeasure.simulation: exact chain probabilities, samplers, sufficient-statistics
+"""Tests of fmeasure.label_models and the protocol of experiments.simulations: exact chain probabilities, samplers, sufficient-statistics
 evaluation against row-by-row metrics, Bayes references against brute force, the protocol's
 reproducibility, and the conclusions of Section 6 on a reduced run."""
 
@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 
 from fmeasure import inference, metrics
-from fmeasure import simulation as S
+from fmeasure import label_models as S
 from fmeasure.experiments import config as C
 from fmeasure.experiments import simulations as E
+from fmeasure.experiments import simulations as SE
 
 
 def all_vectors(m):
@@ -207,12 +208,12 @@ def _small_sim(**kw):
 
 def test_run_model_shapes_and_methods_match_direct_calls():
     sim = _small_sim()
-    scores, ref = S.run_model("chain", 1, sim)
+    scores, ref = SE.run_model("chain", 1, sim)
     assert len(scores) == 2 * 4 * 4
     assert set(scores.method) == set(S.METHODS)
     assert list(ref.measure) == ["hamming", "subset01", "f"]
     # redo one cell by hand: sample, predict, score row by row
-    model = S.make_model("chain", 1, sim)
+    model = SE.make_model("chain", 1, sim)
     test = model.sample(sim["n_test"], S.stream(sim["seed"], "chain", 1, "test"))
     Y = model.sample(4 * 40, S.stream(sim["seed"], "chain", 1, "train", 1)).reshape(4, 40, -1)
     H = inference.from_samples(Y, "gfm")["gfm"]
@@ -223,10 +224,10 @@ def test_run_model_shapes_and_methods_match_direct_calls():
 
 def test_results_do_not_depend_on_chunking():
     sim = _small_sim()
-    together, _ = S.run_models("independent", [0, 1, 2], sim)
-    alone, _ = S.run_model("independent", 2, sim)
+    together, _ = SE.run_models("independent", [0, 1, 2], sim)
+    alone, _ = SE.run_model("independent", 2, sim)
     pd.testing.assert_frame_equal(together[together.model == 2].reset_index(drop=True), alone)
-    again, _ = S.run_model("independent", 2, sim)
+    again, _ = SE.run_model("independent", 2, sim)
     pd.testing.assert_frame_equal(alone, again)
 
 
@@ -264,7 +265,7 @@ def test_section6_conclusions_on_a_reduced_run():
     the conclusions of Section 6 that are robust at this scale (none is contradicted, the clear ones
     are confirmed by more than 2 SE); the full run's claims table checks all of them."""
     sim = dict(SIM, n_labels=15, training_sizes=[10, 2000], n_training_sets=6, n_test=20000)
-    parts = [S.run_models(kind, range(4), sim) for kind in S.DATA_MODELS]
+    parts = [SE.run_models(kind, range(4), sim) for kind in S.DATA_MODELS]
     scores = pd.concat([p[0] for p in parts])
     summary = E.summarize(scores, pd.concat([p[1] for p in parts]))
     claims = E.claims_table(scores).set_index("claim_id")
@@ -277,7 +278,7 @@ def test_section6_conclusions_on_a_reduced_run():
 
 
 def test_time_methods_has_every_method_and_step():
-    times = S.time_methods([3, 6], n_train=50, repeats=2, seed=0, sim=SIM)
+    times = SE.time_methods([3, 6], n_train=50, repeats=2, seed=0, sim=SIM)
     assert set(times.method) == set(S.METHODS)
     assert set(times.step) == {"estimation", "inference"}
     assert set(times[times.step == "inference"].method) == {"MM", "FM", "GFM"}

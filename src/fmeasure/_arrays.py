@@ -281,4 +281,6 @@ def row_codes(Y) -> np.ndarray:
     [5, 2]
     """
     Y = np.asarray(Y)
+    if Y.shape[-1] > 62:
+        raise ValueError(f"Y: row codes support m <= 62 labels, got {Y.shape[-1]}")
     return Y.astype(np.int64) @ (1 << np.arange(Y.shape[-1], dtype=np.int64))

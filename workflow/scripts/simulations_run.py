@@ -2,8 +2,8 @@
 
 from threadpoolctl import threadpool_limits
 
+from fmeasure.experiments.simulations import run_models
 from fmeasure.io import atomic_output, script_logging
-from fmeasure.simulation import run_models
 
 log = script_logging(snakemake)  # noqa: F821
 threadpool_limits(snakemake.threads)  # noqa: F821  (one BLAS thread per declared core)

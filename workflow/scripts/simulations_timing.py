@@ -2,8 +2,8 @@
 
 from threadpoolctl import threadpool_limits
 
+from fmeasure.experiments.simulations import time_methods
 from fmeasure.io import atomic_output, script_logging
-from fmeasure.simulation import time_methods
 
 log = script_logging(snakemake)  # noqa: F821
 threadpool_limits(1)  # single-core timings; the job reserves its cores only to run alone

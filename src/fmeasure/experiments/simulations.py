@@ -1,17 +1,38 @@
 """Stage ``simulations`` (Section 6, Figures 2-4): aggregation, the claims of Section 6, plots.
 
-The data models, the protocol and the timing of :mod:`fmeasure.simulation` (library) produce
-per-job CSVs; this module summarizes them (means, standard errors, regrets against the exact
+The protocol (:func:`run_model`: training samples of every size, the four methods, scores on one
+large test sample) and the timing of Figure 4 (:func:`time_methods`) run the data models of
+:mod:`fmeasure.label_models` (library) from the config block and write per-job CSVs; this module
+then summarizes them (means, standard errors, regrets against the exact
 Bayes-optimal predictions), checks the paper's qualitative claims, and draws Figures 2-4.
 """
 
 from __future__ import annotations
 
+import logging
+import time
+
 import numpy as np
 import pandas as pd
 
+from fmeasure import estimation, inference
+from fmeasure.io import progress
+from fmeasure.label_models import (
+    MEASURE_SIGN,
+    METHODS,
+    ChainModel,
+    IndependentModel,
+    TestStatistics,
+    bayes_predictions,
+    check_kind,
+    draw_model,
+    method_keys,
+    stream,
+)
 from fmeasure.metrics import MEASURE_TITLES, MEASURES
-from fmeasure.simulation import MEASURE_SIGN, METHODS
+from fmeasure.timing import best_of
+
+log = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------------------------------
 # aggregation
@@ -441,7 +462,7 @@ def write_performance_figure(summary_csv, png, pdf, *, zoom_max: int, jaccard_em
 
 
 def write_figure4(times_csv, csv, png, pdf) -> pd.DataFrame:
-    """Figure 4 and its table from the raw timings of :func:`fmeasure.simulation.time_methods`."""
+    """Figure 4 and its table from the raw timings of :func:`time_methods`."""
     from fmeasure.figures import save_figure
     from fmeasure.tables import write_table
 
@@ -516,3 +537,153 @@ def write_findings(claims_csv, figure4_csv, out_csv, *, z: float = 2.0) -> pd.Da
             )
         )
     return _write(rows, out_csv)
+
+
+# --------------------------------------------------------------------------------------------------
+# the protocol of Section 6 and the timing of Figure 4, from the config block
+
+
+def make_model(kind: str, index: int, sim: dict) -> IndependentModel | ChainModel:
+    """The ``index``-th model of a data model, from the ``simulations`` config block."""
+    check_kind(kind)
+    spec = sim["data_models"][kind]
+    return draw_model(
+        kind,
+        sim["n_labels"],
+        stream(sim["seed"], kind, index, "weights"),
+        weight_mean=spec["weight_mean"],
+        bias_mean=spec.get("bias_mean", 0.0),
+        scale=sim["scale"],
+        scale_is=sim["scale_is"],
+    )
+
+
+def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run the whole protocol for one model: all training sizes, all repetitions, all methods.
+
+    Parameters
+    ----------
+    kind : {"independent", "chain"}
+    index : int
+        Model index.
+    sim : dict
+        The ``simulations`` config block (keys ``seed, n_labels, training_sizes,
+        n_training_sets, n_test, methods, scale, scale_is, data_models``).
+    jaccard_empty : float
+        Jaccard index of an empty prediction against an empty truth.
+
+    Returns
+    -------
+    scores : DataFrame
+        One row per (training size, training set, method) with the four test-set measures.
+    reference : DataFrame
+        One row per measure with the Bayes-optimal prediction's exact value (``bayes``) and its
+        test-set value (``bayes_test``).
+    """
+    t0 = time.perf_counter()
+    model = make_model(kind, index, sim)
+    test = model.sample(sim["n_test"], stream(sim["seed"], kind, index, "test"))
+    stats = TestStatistics.from_sample(test, jaccard_empty=jaccard_empty)
+    del test
+    methods = method_keys(sim["methods"])
+    n_sets = int(sim["n_training_sets"])
+    preds, keys = [], []
+    for si, n in enumerate(sim["training_sizes"]):
+        rng = stream(sim["seed"], kind, index, "train", si)
+        Y = model.sample(n_sets * n, rng).reshape(n_sets, n, -1)
+        for method, H in inference.from_samples(Y, methods).items():
+            preds.append(H)
+            keys.append((n, inference.METHOD_LABELS[method]))
+    H = np.concatenate(preds)
+    scores = stats.evaluate(H)
+    frame = pd.DataFrame(
+        {
+            "data_model": kind,
+            "model": index,
+            "train_size": np.repeat([k[0] for k in keys], n_sets),
+            "train_set": np.tile(np.arange(n_sets), len(keys)),
+            "method": np.repeat([k[1] for k in keys], n_sets),
+            **scores,
+        }
+    )
+    bayes_h, bayes_v = bayes_predictions(model)
+    names = list(bayes_h)
+    test_vals = stats.evaluate(np.stack([bayes_h[n] for n in names]))
+    ref = pd.DataFrame(
+        {
+            "data_model": kind,
+            "model": index,
+            "measure": names,
+            "bayes": [bayes_v[n] for n in names],
+            "bayes_test": [test_vals[n][i] for i, n in enumerate(names)],
+        }
+    )
+    log.info(
+        "%s model %d: %d predictions (%d distinct test rows) in %.2f s",
+        kind,
+        index,
+        len(H),
+        len(stats.codes),
+        time.perf_counter() - t0,
+    )
+    return frame, ref
+
+
+def run_models(kind: str, indices, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`run_model` for several model indices, concatenated."""
+    indices = [int(i) for i in indices]
+    parts = [
+        run_model(kind, i, sim, jaccard_empty=jaccard_empty)
+        for i in progress(indices, desc=f"{kind}: models done", logger=log)
+    ]
+    return pd.concat([p[0] for p in parts], ignore_index=True), pd.concat([p[1] for p in parts], ignore_index=True)
+
+
+def time_methods(
+    n_labels_grid, *, n_train: int, repeats: int, seed: int, sim: dict, kind: str = "chain", inner: int = 3
+) -> pd.DataFrame:
+    """Estimation and inference time of MM, JM, FM and GFM against the number of labels.
+
+    For each ``m`` one model of ``kind`` is drawn and ``repeats`` training samples of ``n_train``
+    vectors; each method's estimation step (counting on one training sample) and inference step
+    (one call on those estimates) are timed separately with :func:`time.perf_counter`, one
+    instance at a time as in the paper. Each step is run ``inner`` times on the same sample and
+    the fastest run kept (as :mod:`timeit` does), which removes most of the noise of a shared
+    machine; means and standard errors are then taken over the ``repeats`` samples.
+    MM's inference is the threshold ``p > 0.5`` itself (``inference.marginal_modes`` also
+    computes the expected F of its output, which MM does not need). JM has a single step,
+    counting the label vectors and reading off the most frequent (``estimation.joint_mode``),
+    recorded as its estimation; it has no inference row. FM's estimation is MM's.
+
+    Returns
+    -------
+    DataFrame with columns ``n_labels, repeat, method, step, seconds``.
+    """
+    if repeats < 1 or inner < 1:
+        raise ValueError(f"repeats/inner: must be >= 1, got {repeats}/{inner}")
+    rows = []
+    spec = sim["data_models"][kind]
+    for m in n_labels_grid:
+        rng = stream(seed, kind, int(m), "timing")
+        model = draw_model(
+            kind,
+            int(m),
+            rng,
+            weight_mean=spec["weight_mean"],
+            bias_mean=spec.get("bias_mean", 0.0),
+            scale=sim["scale"],
+            scale_is=sim["scale_is"],
+        )
+        for r in range(-1, repeats):  # r = -1: an untimed warm-up round (first-call overheads)
+            Y = model.sample(n_train, rng)
+            steps = {}
+            steps[("MM", "estimation")], p = best_of(lambda: estimation.marginals(Y), inner)
+            steps[("FM", "estimation")] = steps[("MM", "estimation")]
+            steps[("MM", "inference")], _ = best_of(lambda: p > 0.5, inner)
+            steps[("FM", "inference")], _ = best_of(lambda: inference.fm(p), inner)
+            steps[("JM", "estimation")], _ = best_of(lambda: estimation.joint_mode(Y), inner)
+            steps[("GFM", "estimation")], (P, p_zero) = best_of(lambda: estimation.p_matrix(Y), inner)
+            steps[("GFM", "inference")], _ = best_of(lambda: inference.gfm_from_p(P, p_zero), inner)
+            for (method, step), sec in steps.items() if r >= 0 else ():
+                rows.append({"n_labels": int(m), "repeat": r, "method": method, "step": step, "seconds": sec})
+    return pd.DataFrame(rows)

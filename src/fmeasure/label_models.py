@@ -1,4 +1,5 @@
-"""Synthetic experiments of Section 6 of Waegeman et al. (2014): data models, protocol, evaluation.
+"""The label models of Section 6 of Waegeman et al. (2014): data models over labels, their exact
+summaries and Bayes-optimal references, and scoring from test-sample statistics.
 
 Two data models over ``m`` labels (no features): label independence with logistic marginals, and a
 chain model with strong label dependence. For each model, training samples of several sizes are
@@ -27,18 +28,14 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 from scipy.special import expit
 
 from fmeasure import estimation, inference
-from fmeasure._arrays import label_vectors
-from fmeasure.io import progress
+from fmeasure._arrays import label_vectors, row_codes
 from fmeasure.metrics import MEASURE_DIRECTIONS
-from fmeasure.timing import best_of
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +49,6 @@ SCALE_KINDS = ("variance", "std")
 _KIND_ID = {"independent": 1, "chain": 2}
 _PURPOSE_ID = {"weights": 1, "test": 2, "train": 3, "timing": 4}
 _MAX_EXACT_LABELS = 26
-_MAX_CODE_LABELS = 62
 
 
 # --------------------------------------------------------------------------------------------------
@@ -85,14 +81,14 @@ def stream(seed: int, kind: str, model: int, purpose: str, index: int = 0) -> np
     >>> a == stream(1, "chain", 0, "test").random()
     True
     """
-    _check_kind(kind)
+    check_kind(kind)
     if purpose not in _PURPOSE_ID:
         raise ValueError(f"purpose: expected one of {sorted(_PURPOSE_ID)}, got {purpose!r}")
     ss = np.random.SeedSequence([int(seed), _KIND_ID[kind], int(model), _PURPOSE_ID[purpose], int(index)])
     return np.random.default_rng(ss)
 
 
-def _check_kind(kind: str) -> None:
+def check_kind(kind: str) -> None:
     if kind not in DATA_MODELS:
         raise ValueError(f"kind: expected one of {DATA_MODELS}, got {kind!r}")
 
@@ -336,7 +332,7 @@ def draw_model(
     ...            scale_is="variance").n_labels
     3
     """
-    _check_kind(kind)
+    check_kind(kind)
     if n_labels < 1:
         raise ValueError(f"n_labels: must be >= 1, got {n_labels}")
     sd = normal_std(scale, scale_is)
@@ -347,32 +343,8 @@ def draw_model(
     return ChainModel(W, w0)
 
 
-def make_model(kind: str, index: int, sim: dict) -> IndependentModel | ChainModel:
-    """The ``index``-th model of a data model, from the ``simulations`` config block."""
-    _check_kind(kind)
-    spec = sim["data_models"][kind]
-    return draw_model(
-        kind,
-        sim["n_labels"],
-        stream(sim["seed"], kind, index, "weights"),
-        weight_mean=spec["weight_mean"],
-        bias_mean=spec.get("bias_mean", 0.0),
-        scale=sim["scale"],
-        scale_is=sim["scale_is"],
-    )
-
-
 # --------------------------------------------------------------------------------------------------
 # evaluation from sufficient statistics
-
-
-def row_codes(Y: np.ndarray) -> np.ndarray:
-    """Integer code of each binary row (label i = bit i), int64; requires m <= 62."""
-    Y = np.asarray(Y)
-    m = Y.shape[-1]
-    if m > _MAX_CODE_LABELS:
-        raise ValueError(f"Y: row codes support m <= {_MAX_CODE_LABELS} labels, got {m}")
-    return (Y.astype(np.int64) << np.arange(m, dtype=np.int64)).sum(axis=-1)
 
 
 @dataclass
@@ -514,142 +486,3 @@ def bayes_predictions(model: IndependentModel | ChainModel) -> tuple[dict[str, n
         "f": float(np.asarray(v_f).ravel()[0]),
     }
     return preds, values
-
-
-# --------------------------------------------------------------------------------------------------
-# protocol
-
-
-def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run the whole protocol for one model: all training sizes, all repetitions, all methods.
-
-    Parameters
-    ----------
-    kind : {"independent", "chain"}
-    index : int
-        Model index.
-    sim : dict
-        The ``simulations`` config block (keys ``seed, n_labels, training_sizes,
-        n_training_sets, n_test, methods, scale, scale_is, data_models``).
-    jaccard_empty : float
-        Jaccard index of an empty prediction against an empty truth.
-
-    Returns
-    -------
-    scores : DataFrame
-        One row per (training size, training set, method) with the four test-set measures.
-    reference : DataFrame
-        One row per measure with the Bayes-optimal prediction's exact value (``bayes``) and its
-        test-set value (``bayes_test``).
-    """
-    t0 = time.perf_counter()
-    model = make_model(kind, index, sim)
-    test = model.sample(sim["n_test"], stream(sim["seed"], kind, index, "test"))
-    stats = TestStatistics.from_sample(test, jaccard_empty=jaccard_empty)
-    del test
-    methods = method_keys(sim["methods"])
-    n_sets = int(sim["n_training_sets"])
-    preds, keys = [], []
-    for si, n in enumerate(sim["training_sizes"]):
-        rng = stream(sim["seed"], kind, index, "train", si)
-        Y = model.sample(n_sets * n, rng).reshape(n_sets, n, -1)
-        for method, H in inference.from_samples(Y, methods).items():
-            preds.append(H)
-            keys.append((n, inference.METHOD_LABELS[method]))
-    H = np.concatenate(preds)
-    scores = stats.evaluate(H)
-    frame = pd.DataFrame(
-        {
-            "data_model": kind,
-            "model": index,
-            "train_size": np.repeat([k[0] for k in keys], n_sets),
-            "train_set": np.tile(np.arange(n_sets), len(keys)),
-            "method": np.repeat([k[1] for k in keys], n_sets),
-            **scores,
-        }
-    )
-    bayes_h, bayes_v = bayes_predictions(model)
-    names = list(bayes_h)
-    test_vals = stats.evaluate(np.stack([bayes_h[n] for n in names]))
-    ref = pd.DataFrame(
-        {
-            "data_model": kind,
-            "model": index,
-            "measure": names,
-            "bayes": [bayes_v[n] for n in names],
-            "bayes_test": [test_vals[n][i] for i, n in enumerate(names)],
-        }
-    )
-    log.info(
-        "%s model %d: %d predictions (%d distinct test rows) in %.2f s",
-        kind,
-        index,
-        len(H),
-        len(stats.codes),
-        time.perf_counter() - t0,
-    )
-    return frame, ref
-
-
-def run_models(kind: str, indices, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """:func:`run_model` for several model indices, concatenated."""
-    indices = [int(i) for i in indices]
-    parts = [
-        run_model(kind, i, sim, jaccard_empty=jaccard_empty)
-        for i in progress(indices, desc=f"{kind}: models done", logger=log)
-    ]
-    return pd.concat([p[0] for p in parts], ignore_index=True), pd.concat([p[1] for p in parts], ignore_index=True)
-
-
-# --------------------------------------------------------------------------------------------------
-# running times (Figure 4)
-
-
-def time_methods(
-    n_labels_grid, *, n_train: int, repeats: int, seed: int, sim: dict, kind: str = "chain", inner: int = 3
-) -> pd.DataFrame:
-    """Estimation and inference time of MM, JM, FM and GFM against the number of labels.
-
-    For each ``m`` one model of ``kind`` is drawn and ``repeats`` training samples of ``n_train``
-    vectors; each method's estimation step (counting on one training sample) and inference step
-    (one call on those estimates) are timed separately with :func:`time.perf_counter`, one
-    instance at a time as in the paper. Each step is run ``inner`` times on the same sample and
-    the fastest run kept (as :mod:`timeit` does), which removes most of the noise of a shared
-    machine; means and standard errors are then taken over the ``repeats`` samples.
-    MM's inference is the threshold ``p > 0.5`` itself (``inference.marginal_modes`` also
-    computes the expected F of its output, which MM does not need). JM has a single step,
-    counting the label vectors and reading off the most frequent (``estimation.joint_mode``),
-    recorded as its estimation; it has no inference row. FM's estimation is MM's.
-
-    Returns
-    -------
-    DataFrame with columns ``n_labels, repeat, method, step, seconds``.
-    """
-    if repeats < 1 or inner < 1:
-        raise ValueError(f"repeats/inner: must be >= 1, got {repeats}/{inner}")
-    rows = []
-    spec = sim["data_models"][kind]
-    for m in n_labels_grid:
-        rng = stream(seed, kind, int(m), "timing")
-        model = draw_model(
-            kind,
-            int(m),
-            rng,
-            weight_mean=spec["weight_mean"],
-            bias_mean=spec.get("bias_mean", 0.0),
-            scale=sim["scale"],
-            scale_is=sim["scale_is"],
-        )
-        for r in range(-1, repeats):  # r = -1: an untimed warm-up round (first-call overheads)
-            Y = model.sample(n_train, rng)
-            steps = {}
-            steps[("MM", "estimation")], p = best_of(lambda: estimation.marginals(Y), inner)
-            steps[("FM", "estimation")] = steps[("MM", "estimation")]
-            steps[("MM", "inference")], _ = best_of(lambda: p > 0.5, inner)
-            steps[("FM", "inference")], _ = best_of(lambda: inference.fm(p), inner)
-            steps[("JM", "estimation")], _ = best_of(lambda: estimation.joint_mode(Y), inner)
-            steps[("GFM", "estimation")], (P, p_zero) = best_of(lambda: estimation.p_matrix(Y), inner)
-            steps[("GFM", "inference")], _ = best_of(lambda: inference.gfm_from_p(P, p_zero), inner)
-            for (method, step), sec in steps.items() if r >= 0 else ():
-                rows.append({"n_labels": int(m), "repeat": r, "method": method, "step": step, "seconds": sec})
-    return pd.DataFrame(rows)
