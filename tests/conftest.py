@@ -1,7 +1,7 @@
 """Fixtures shared by several test modules."""
 
 import pytest
-from _smoke import run_smoke
+from _workflow import run_smoke
 
 
 @pytest.fixture(scope="session")

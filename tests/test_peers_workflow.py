@@ -1,35 +1,12 @@
 """The peers stage through the real Snakemake engine on the smoke data: its own target, then the
 report picks its section up once its outputs exist."""
 
-import subprocess
-import sys
-
 import pandas as pd
-from _mirror import ROOT, snakemake_env
+from _workflow import run_snakemake
 
 
 def _snakemake(workdir, *extra):
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        *extra,
-        "--snakefile",
-        str(ROOT / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--configfile",
-        str(ROOT / "config" / "smoke.yaml"),
-        "--cores",
-        "2",
-        "--quiet",
-        "progress",
-        "--config",
-        "stages=data,parametric",
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=snakemake_env())
-    assert out.returncode == 0, f"snakemake failed:\n{out.stdout[-3000:]}\n{out.stderr[-6000:]}"
-    return out
+    return run_snakemake(workdir, *extra, "--quiet", "progress", "--config", "stages=data,parametric", timeout=900)
 
 
 def test_peers_stage_on_smoke_data_then_in_the_report(tmp_path):

@@ -3,34 +3,18 @@ on the terminal (it goes to the rule's log), and no partial file left where an o
 
 import gzip
 import hashlib
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from _mirror import ROOT, TEST_DATA, snakemake_env
+from _mirror import ROOT, TEST_DATA
+from _workflow import run_snakemake
 
 SMOKE = ROOT / "config" / "smoke.yaml"
 SCENE_TRAIN_SHA = "2e75fe0eab11477c7b9266619b557dc899c72534bb2ba0fe125d215f64e4c0b2"
 
 
 def _snakemake(workdir: Path, *args, mirror=None):
-    env = snakemake_env(os.pathsep.join(filter(None, [mirror and str(mirror), str(TEST_DATA)])))
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(ROOT / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "1",
-        "--nocolor",
-        *args,
-    ]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    return run_snakemake(workdir, *args, configs=(), cores=1, mirror=mirror, timeout=600, check=False)
 
 
 def _the_one_line(out, needle: str) -> str:

@@ -1,12 +1,10 @@
 """The scaling benchmark: one timed job per (learner, shape), a timeout recorded as such, exponents."""
 
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 import yaml
-from _mirror import ROOT, snakemake_env
+from _mirror import ROOT
+from _workflow import SMOKE_CONFIG, run_snakemake
 
 from fmeasure.experiments.report import write_report
 from fmeasure.experiments.scaling import LEARNERS, cells, exponents, run_cell
@@ -34,23 +32,7 @@ def test_scaling_exponents_recover_known_powers():
 
 
 def test_scaling_target_end_to_end_with_snakemake(tmp_path):
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(ROOT / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-        "--configfile",
-        str(ROOT / "config" / "smoke.yaml"),
-        str(ROOT / "tests" / "configs" / "scaling.yaml"),
-        "--cores",
-        "2",
-        "scaling",
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, env=snakemake_env())
-    assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
+    run_snakemake(tmp_path, "scaling", configs=(SMOKE_CONFIG, ROOT / "tests" / "configs" / "scaling.yaml"))
     table = pd.read_csv(tmp_path / "results" / "tables" / "scaling.csv")
     assert list(table.columns[:8]) == ["learner", "n", "m", "d", "fit_s", "predict_s", "cpu_s", "peak_rss_mb"]
     assert sorted(set(table.learner)) == sorted(LEARNERS)

@@ -5,36 +5,17 @@ the files shipped in tests/data: Table 1, kNN (Tables 2-3), PCC (Table 4, Figure
 parametric learners (Table 5) must all be built for both datasets.
 """
 
-import subprocess
-import sys
-
 import pandas as pd
 import pytest
-from _mirror import ROOT, snakemake_env
+from _mirror import ROOT
+from _workflow import SMOKE_CONFIG, run_snakemake
 
 pytestmark = pytest.mark.e2e  # runs the Snakemake engine
 
 
 def test_flags_and_genbase_run_through_every_dataset_stage(tmp_path):
-    env = snakemake_env()
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(ROOT / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-        "--configfile",
-        str(ROOT / "config" / "smoke.yaml"),
-        str(ROOT / "tests" / "configs" / "nominal.yaml"),
-        "--cores",
-        "2",
-        "--quiet",
-        "progress",
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
-    assert out.returncode == 0, f"{out.stdout[-3000:]}\n{out.stderr[-6000:]}"
+    nominal = ROOT / "tests" / "configs" / "nominal.yaml"
+    run_snakemake(tmp_path, "--quiet", "progress", configs=(SMOKE_CONFIG, nominal), timeout=1800)
     tables = tmp_path / "results" / "tables"
     t1 = pd.read_csv(tables / "table1.csv").set_index("dataset")
     # d counts the file's feature attributes (as MULAN); columns the encoded ones: flags 15 kept +

@@ -20,7 +20,7 @@ import yaml
 from _browser import check_page, chromium
 from _mirror import ROOT, TEST_DATA, snakemake_env
 from _report_checks import markdown_to_html, stale_numbers
-from _smoke import run_smoke, snakemake_cmd
+from _workflow import run_smoke, snakemake_cmd
 
 from fmeasure.experiments.findings import paper_claims
 

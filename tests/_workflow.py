@@ -1,0 +1,44 @@
+"""Runs of the real Snakemake engine in a temporary working directory, for the end-to-end tests.
+
+:func:`run_snakemake` runs the workflow of this checkout with config files (default: the smoke
+config on the slices in tests/data) and returns Snakemake's output. The session's full smoke run
+(``smoke_run`` in conftest.py) serves every test that only reads its outputs.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from _mirror import ROOT, TEST_DATA, snakemake_env
+
+SMOKE_CONFIG = ROOT / "config" / "smoke.yaml"
+
+
+def snakemake_cmd(workdir: Path, *extra, configs=(SMOKE_CONFIG,)) -> list[str]:
+    """The command of a Snakemake run of this checkout in ``workdir`` with ``configs`` merged on config.yaml."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir)]
+    if configs:
+        cmd += ["--configfile", *map(str, configs)]
+    return cmd + list(extra)
+
+
+def run_snakemake(
+    workdir: Path, *extra, configs=(SMOKE_CONFIG,), cores=2, mirror=None, timeout=1200, check=True
+) -> subprocess.CompletedProcess:
+    """Run the workflow in ``workdir``; data from ``mirror`` (if given), then tests/data.
+
+    With ``check`` (default), a failed run fails the test with the tail of Snakemake's output.
+    Put ``--config key=value`` last in ``extra``: Snakemake reads what follows it as values.
+    """
+    cmd = snakemake_cmd(workdir, "--cores", str(cores), "--nocolor", *extra, configs=configs)
+    env = snakemake_env(os.pathsep.join(filter(None, [mirror and str(mirror), str(TEST_DATA)])))
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    if check:
+        assert out.returncode == 0, f"snakemake failed:\n{out.stdout[-4000:]}\n{out.stderr[-8000:]}"
+    return out
+
+
+def run_smoke(workdir: Path, *extra, timeout: int = 1200) -> subprocess.CompletedProcess:
+    """The smoke config in ``workdir`` on 2 cores (checked)."""
+    return run_snakemake(workdir, *extra, timeout=timeout)
