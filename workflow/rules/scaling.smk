@@ -43,7 +43,7 @@ rule scaling_table:
     log:
         "logs/scaling/table.log",
     benchmark:
-        "results/benchmarks/scaling/table.tsv"
+        "results/benchmarks/scaling_table/table.tsv"  # outside scaling/, which holds one file per cell
     conda:
         ENV
     script:
