@@ -10,6 +10,7 @@ from sklearn.linear_model import LogisticRegression
 
 from fmeasure import datasets as D
 from fmeasure.experiments.config import ConfigError, check_config
+from fmeasure.experiments.data import summary
 from fmeasure.synthetic import generate
 
 SMALL = {
@@ -134,7 +135,7 @@ def test_mediamill_shape_catalog_entry_has_mediamill_counts_and_validates():
 def test_mediamill_shape_generated_counts():
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     ds = generate("mediamill-shape", cfg["catalog"]["mediamill-shape"])
-    row = D.summary(ds)
+    row = summary(ds)
     assert (row["n_train"], row["n_test"], row["m"], row["d"]) == (30993, 12914, 101, 120)
     assert abs(row["cardinality"] - 4.376) < 0.01
     counts = np.concatenate([ds.Y_train.sum(axis=1), ds.Y_test.sum(axis=1)])
