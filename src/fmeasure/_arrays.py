@@ -243,7 +243,7 @@ def p_counts(Y, w, sparse, smax=None):
         out[0, :, :top] = np.bincount(idx, weights=w[0, rows], minlength=m * top).reshape(m, top)
         return out
     # P[i, s] = sum_j w_j y_ji [s_j = s]: a batched product of the samples with the weighted
-    # one-hot matrix of their counts (2-3x faster than scattering the nonzeros with bincount).
+    # one-hot matrix of their counts (faster than scattering the nonzeros with bincount).
     for sl in chunks(n, S * (m + top) * 16):
         onehot = np.zeros((sl.stop - sl.start, S, top))
         np.put_along_axis(onehot, np.maximum(s[sl] - 1, 0)[:, :, None], (w[sl] * (s[sl] > 0))[:, :, None], axis=2)
