@@ -37,8 +37,3 @@ def run_snakemake(
     if check:
         assert out.returncode == 0, f"snakemake failed:\n{out.stdout[-4000:]}\n{out.stderr[-8000:]}"
     return out
-
-
-def run_smoke(workdir: Path, *extra, timeout: int = 1200) -> subprocess.CompletedProcess:
-    """The smoke config in ``workdir`` on 2 cores (checked)."""
-    return run_snakemake(workdir, *extra, timeout=timeout)

@@ -1,14 +1,14 @@
 """Fixtures shared by several test modules."""
 
 import pytest
-from _workflow import run_smoke
+from _workflow import run_snakemake
 
 
 @pytest.fixture(scope="session")
 def smoke_output(tmp_path_factory):
     """The one full smoke run of the test session: its folder and Snakemake's output."""
     workdir = tmp_path_factory.mktemp("smoke")
-    out = run_smoke(workdir)
+    out = run_snakemake(workdir)
     return workdir, out.stdout + out.stderr
 
 

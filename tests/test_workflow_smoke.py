@@ -20,7 +20,7 @@ import yaml
 from _browser import check_page, chromium
 from _mirror import ROOT, TEST_DATA, snakemake_env
 from _report_checks import markdown_to_html, stale_numbers
-from _workflow import run_smoke, snakemake_cmd
+from _workflow import SMOKE_CONFIG, run_snakemake, snakemake_cmd
 
 from fmeasure.experiments.findings import paper_claims
 
@@ -30,7 +30,7 @@ MIRROR = str(TEST_DATA)
 
 
 def _run(workdir: Path, *extra):
-    return run_smoke(workdir, "--quiet", "progress", *extra)
+    return run_snakemake(workdir, "--quiet", "progress", *extra)
 
 
 def _tables(workdir: Path) -> dict:
@@ -152,7 +152,7 @@ def test_adding_a_mirror_or_changing_a_url_reruns_nothing(smoke_run, tmp_path):
         " sha256: 2e75fe0eab11477c7b9266619b557dc899c72534bb2ba0fe125d215f64e4c0b2, url: 'https://example.org/x.arff'}\n"
     )
     env = snakemake_env(os.pathsep.join([str(other), MIRROR]))
-    cmd = snakemake_cmd(smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), str(extra), "--dry-run")
+    cmd = snakemake_cmd(smoke_run, "--dry-run", configs=(SMOKE_CONFIG, extra))
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "Nothing to be done" in out.stdout + out.stderr, (out.stdout + out.stderr)[-3000:]
