@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure import metrics
-from fmeasure.experiments.findings import instance_scores
+from fmeasure.experiments.findings import DEVIATION_POINTS, instance_scores
 from fmeasure.learners.knn import INFERENCE_METHODS, KNeighborsFMeasure
 from fmeasure.tables import beside_paper, paper_numbers, write_table
 from fmeasure.timing import best_of
@@ -216,7 +216,7 @@ def _base(name: str) -> str:
 
 
 def write_findings(
-    instance_paths, table2_csv, table3_csv, out_csv, *, z=2.0, n_boot=1000, seed=0, deviation_points=2.0
+    instance_paths, table2_csv, table3_csv, out_csv, *, z=2.0, n_boot=1000, seed=0, deviation_points=DEVIATION_POINTS
 ):
     """``results/findings/knn.csv``: the claims of Section 7.2.1 by paired bootstrap over test
     instances, one cell per (dataset, l); Tables 2 and 3 against the paper."""

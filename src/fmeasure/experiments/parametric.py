@@ -25,7 +25,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from fmeasure.experiments.findings import instance_scores
+from fmeasure.experiments.findings import DEVIATION_POINTS, instance_scores
 from fmeasure.learners.parametric import EFP, LFP, BinaryRelevance
 from fmeasure.metrics import f_measure, hamming_loss
 from fmeasure.tables import beside_paper, best_mask, paper_numbers, write_table
@@ -199,7 +199,9 @@ def write_table5(records, csv_path, md_path, *, cv: int = 5, n_cs: int = 8) -> p
     return table
 
 
-def write_findings(instance_paths, table5_csv, out_csv, *, z=2.0, n_boot=1000, seed=0, deviation_points=2.0):
+def write_findings(
+    instance_paths, table5_csv, out_csv, *, z=2.0, n_boot=1000, seed=0, deviation_points=DEVIATION_POINTS
+):
     """``results/findings/parametric.csv``: the claims of Section 7.2.3 by paired bootstrap over
     test instances (one cell per dataset), Table 5 against the paper."""
     from fmeasure.experiments import findings as F

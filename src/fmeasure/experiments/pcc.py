@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure import datasets, metrics
-from fmeasure.experiments.findings import instance_scores
+from fmeasure.experiments.findings import DEVIATION_POINTS, instance_scores
 from fmeasure.figures import plt, save_figure, style
 from fmeasure.inference import METHOD_LABELS
 from fmeasure.io import atomic_output
@@ -345,7 +345,7 @@ def _se(x):
 
 
 def write_findings(
-    instance_paths, table4_csv, figure5_csv, out_csv, *, z=2.0, n_boot=1000, seed=0, deviation_points=2.0
+    instance_paths, table4_csv, figure5_csv, out_csv, *, z=2.0, n_boot=1000, seed=0, deviation_points=DEVIATION_POINTS
 ):
     """``results/findings/pcc.csv``: the claims of Section 7.2.2 by paired bootstrap over test
     instances (one cell per dataset), Table 4 against the paper, Figure 5's levelling off."""

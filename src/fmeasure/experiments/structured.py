@@ -29,6 +29,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from fmeasure.experiments.findings import DEVIATION_POINTS
 from fmeasure.learners.ssvm import FMeasureSSVM
 from fmeasure.metrics import f_measure, hamming_loss
 from fmeasure.tables import best_mask, paper_numbers, write_table
@@ -468,7 +469,7 @@ def run_findings(
     table6,
     instances=None,
     *,
-    deviation_points: float = 2.0,
+    deviation_points: float = DEVIATION_POINTS,
     link: str = "#sec-structured",
     n_boot: int = 1000,
     seed: int = 0,

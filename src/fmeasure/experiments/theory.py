@@ -452,7 +452,7 @@ def figure1_table(m_closed, m_exact, eps=1e-9):
     m_closed : iterable of int
         Label counts at which to evaluate the closed form.
     m_exact : iterable of int
-        Label counts (>= 3) at which to build :func:`subset_worst_case_distribution` and
+        Label counts (>= 3) at which to build :func:`~fmeasure.theory.subset_worst_case_distribution` and
         evaluate the regret of its joint mode exactly (brute-force F-maximizer).
     eps : float
         Margin that makes the zero vector the unique mode.
@@ -483,7 +483,7 @@ def hamming_table(ms, eps_values):
 
     For each m and eps: the appendix's objective E[F(h_A)] - E[F(h_H)] (exact and its eps -> 0
     closed form), the true regret of P_A (with the brute-force F-maximizer, which is not
-    h_A = e_1 for finite m), and the regret of :func:`hamming_two_label_distribution`.
+    h_A = e_1 for finite m), and the regret of :func:`~fmeasure.theory.hamming_two_label_distribution`.
     The Hamming minimizer is always computed by ``inference.marginal_modes``.
     """
     out = []
@@ -546,7 +546,7 @@ def independence_table(ms, m_exact_max, q_margin=1e-6):
 
 
 def threshold_table(ms, eps_values):
-    """Theorem 4.5: exact regret of ``inference.threshold_marginals`` on :func:`threshold_family`."""
+    """Theorem 4.5: exact regret of ``inference.threshold_marginals`` on :func:`~fmeasure.theory.threshold_family`."""
     rows = []
     for m in ms:
         for eps in eps_values:
