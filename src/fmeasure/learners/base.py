@@ -60,10 +60,10 @@ class MultiLabelMixin:
     def __sklearn_tags__(self):
         return multilabel_tags(super().__sklearn_tags__())
 
-    def _validate_xy(self, X, y, *, accept_sparse="csr", reset=True):
-        """(X, Y): X validated by scikit-learn (float64), Y an int8 (n, m) 0/1 matrix; sets ``_y_1d``."""
+    def _validate_xy(self, X, y, *, accept_sparse="csr"):
+        """``fit``'s (X, Y): X validated by scikit-learn (float64), Y an int8 (n, m) 0/1 matrix; sets ``_y_1d``."""
         X, Y = validate_data(
-            self, X, y, accept_sparse=accept_sparse, multi_output=True, dtype=np.float64, y_numeric=True, reset=reset
+            self, X, y, accept_sparse=accept_sparse, multi_output=True, dtype=np.float64, y_numeric=True
         )
         Y = np.asarray(Y)
         self._y_1d = Y.ndim == 1
