@@ -5,7 +5,9 @@ Two data models over ``m`` labels (no features): label independence with logisti
 chain model with strong label dependence. For each model, training samples of several sizes are
 drawn; the four inference methods of Section 6 (MM, JM, FM, GFM) estimate their parameters from a
 training sample by counting (``fmeasure.estimation``) and output one prediction ``h`` each
-(``fmeasure.inference``); every prediction is scored on one large test sample.
+(``fmeasure.inference``); every prediction is scored on one large test sample. That protocol,
+which reads the config block, runs in :func:`fmeasure.experiments.simulations.run_model`; this
+module holds the models and the scoring it uses.
 
 What makes it fast:
 
