@@ -88,3 +88,65 @@ def test_loss_augmented_batch_equals_rows():
 def test_loss_augmented_rejects_bad_input(scores, y, match):
     with pytest.raises(ValueError, match=match):
         loss_augmented(scores, y)
+
+
+def _score_cases(seed, count):
+    """Random batches: continuous scores, coarse grids full of ties, scores around -1 (the kernel's
+    cut for false labels worth sorting), and every label density from none to all."""
+    rng = np.random.default_rng(seed)
+    for trial in range(count):
+        n, m = int(rng.integers(1, 70)), int(rng.integers(1, 50))
+        kind = trial % 4
+        if kind == 0:
+            S = rng.normal(size=(n, m)) * rng.choice([0.05, 0.5, 2.0])
+        elif kind == 1:
+            S = rng.choice([-1.0, -0.5, 0.0, 0.5], size=(n, m))
+        elif kind == 2:
+            S = np.round(rng.normal(size=(n, m)), 1)
+        else:
+            S = rng.normal(size=(n, m)) * 0.3 - 1.0
+        Y = rng.random((n, m)) < rng.choice([0.0, 0.1, 0.3, 0.7, 1.0])
+        yield S, Y
+
+
+def test_compiled_kernel_equals_numpy_reference_bit_for_bit():
+    """The compiled oracle the solver uses returns the numpy algorithm's labels and values exactly
+    (the RML fits, and so Table 6, do not depend on which one runs)."""
+    from fmeasure.inference.structured import solve_batch, solve_batch_numpy
+
+    for S, Y in _score_cases(11, 600):
+        H1, V1 = solve_batch(S, Y, Y.sum(axis=1))
+        H2, V2 = solve_batch_numpy(S, Y, Y.sum(axis=1))
+        np.testing.assert_array_equal(H1, H2)
+        np.testing.assert_array_equal(V1, V2)
+
+
+def test_compiled_kernel_counts_every_gain_beyond_the_checked_label_counts(monkeypatch):
+    """Above MONOTONE_UP_TO labels the kernel sorts every false label and counts every gain; the
+    result is the same."""
+    import fmeasure.inference._la_kernel as kernel
+    from fmeasure.inference.structured import solve_batch, solve_batch_numpy
+
+    rng = np.random.default_rng(3)
+    S = rng.normal(size=(40, 1003)) - 0.5
+    Y = rng.random((40, 1003)) < 0.02
+    H1, V1 = solve_batch(S, Y)
+    H2, V2 = solve_batch_numpy(S, Y)
+    np.testing.assert_array_equal(H1, H2)
+    np.testing.assert_array_equal(V1, V2)
+    assert S.shape[1] > kernel.MONOTONE_UP_TO
+
+
+def test_loss_increments_are_non_increasing_in_float64():
+    """The kernel stops counting a fixed a's gains at the first non-positive one. That is exact
+    because the float64 increments L(s, a, b + 1) - L(s, a, b) never increase with b, for every
+    s + a + b the kernel relies on (m up to MONOTONE_UP_TO labels)."""
+    from fmeasure.inference._la_kernel import MONOTONE_UP_TO
+
+    m = MONOTONE_UP_TO
+    for s in range(m + 1):
+        a = np.arange(s + 1)[:, None]
+        denom = s + a + np.arange(m - s + 1)[None, :]
+        L = 1.0 - np.where(denom == 0, 1.0, 2.0 * a / np.maximum(denom, 1))
+        dL = np.diff(L, axis=1)
+        assert not np.any(np.diff(dL, axis=1) > 0), s

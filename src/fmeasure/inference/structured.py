@@ -13,10 +13,11 @@ score part is largest with the a best-scoring true labels and the k - a best-sco
 So the maximum is over the (s_y + 1) x (m - s_y + 1) pairs (a, b = k - a), with prefix sums of
 the sorted scores; h = 0 is the pair (0, 0), of value 1 if y != 0 and 0 if y = 0. For fixed a the
 value is concave in b, so the best b is a count of positive marginal gains (one comparison per
-pair) and the best a is chosen among s_y + 1 candidates. A batch is
-processed in numpy, examples grouped by their number of true labels s_y (small groups of
-close s_y share one padded grid): the work is about sum_n (s_n + 1)(m - s_n + 1), small for sparse label
-vectors.
+pair) and the best a is chosen among s_y + 1 candidates. The work is about
+sum_n (s_n + 1)(m - s_n + 1) plus a sort per example, small for sparse label vectors. Solvers call
+:func:`solve_batch`, a compiled kernel one example at a time; :func:`solve_batch_numpy` is the same
+algorithm vectorised in numpy (examples grouped by their number of true labels s_y), kept as the
+reference both are tested against.
 
 Ties are broken as in the rest of :mod:`fmeasure.inference`: the smaller prediction first (the
 empty one before any other), then, among predictions of equal size, the one with fewer true
@@ -29,7 +30,9 @@ import functools
 
 import numpy as np
 
-__all__ = ["loss_augmented", "solve_batch"]
+from fmeasure.inference._la_kernel import loss_augmented_rows
+
+__all__ = ["loss_augmented", "solve_batch", "solve_batch_numpy"]
 
 _TIE_ATOL = 1e-12
 
@@ -137,9 +140,23 @@ def _groups(counts, m):
 def solve_batch(S, Y, counts=None):
     """:func:`loss_augmented` on a validated batch, without the input checks (for solvers).
 
-    ``S`` float (n, m), ``Y`` bool (n, m), ``counts`` its row sums (computed when None). A batch
-    whose rows all have the same number of true labels is one numpy pass without padding; the
-    solver of :mod:`fmeasure.learners.ssvm` forms its blocks that way.
+    ``S`` float (n, m), ``Y`` bool (n, m); ``counts`` (its row sums) is accepted for the
+    signature of :func:`solve_batch_numpy` and not needed. Compiled, one row at a time
+    (:mod:`fmeasure.inference._la_kernel`); the result is bit for bit that of
+    :func:`solve_batch_numpy`.
+    """
+    S = np.ascontiguousarray(S, dtype=np.float64)
+    Y = np.ascontiguousarray(Y, dtype=bool)
+    n, m = S.shape
+    return loss_augmented_rows(S, Y, _TIE_ATOL, np.empty((n, m), dtype=np.int8), np.empty(n))
+
+
+def solve_batch_numpy(S, Y, counts=None):
+    """:func:`solve_batch` in numpy (the vectorised form of the same algorithm), kept as the
+    reference that the compiled kernel is tested and benchmarked against.
+
+    A batch whose rows all have the same number of true labels is one numpy pass without padding;
+    other batches are split into groups of close label counts that share one padded grid.
     """
     n, m = S.shape
     if counts is None:
