@@ -182,7 +182,7 @@ def test_unreadable_mirror_folder_is_a_clear_error(tmp_path, monkeypatch):
     mirror = tmp_path / "mirror"
     mirror.mkdir()
     # chmod 0 does not stop root (CI runs as root), so make the permission check answer "no".
-    monkeypatch.setattr(D.os, "access", lambda path, mode: False)
+    monkeypatch.setattr("os.access", lambda path, mode: False)
     with pytest.raises(D.DatasetError, match=f"{mirror}: data mirror folder is not a readable directory"):
         D.find_in_mirror([mirror], "toy", "x.arff")
 
@@ -251,10 +251,10 @@ def test_availability_reports_missing_files_and_how_to_skip(tmp_path, monkeypatc
     entry["files"]["train"]["url"] = entry["files"]["test"]["url"] = entry["files"]["xml"]["url"] = "http://x"
     assert D.availability("toy", entry, tmp_path / "data", probe_timeout=None) is None
     # With a check of the URLs: a machine without internet is told so, before any job runs.
-    monkeypatch.setattr(D, "url_problem", lambda url, timeout=10: "URLError: offline")
+    monkeypatch.setattr("fmeasure.datasets._fetch.url_problem", lambda url, timeout=10: "URLError: offline")
     msg = D.availability("toy", entry, tmp_path / "data")
     assert "download failed: http://x (URLError: offline)" in msg
-    monkeypatch.setattr(D, "url_problem", lambda url, timeout=10: None)
+    monkeypatch.setattr("fmeasure.datasets._fetch.url_problem", lambda url, timeout=10: None)
     assert D.availability("toy", entry, tmp_path / "data") is None
 
 

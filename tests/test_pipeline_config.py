@@ -45,7 +45,8 @@ def test_select_datasets_skips_mediamill_with_instructions(tmp_path, monkeypatch
     # No network here: every download URL fails, except (pretend) those of scene.
     monkeypatch.delenv("FMEASURE_DATA_MIRROR", raising=False)
     monkeypatch.setattr(
-        datasets, "url_problem", lambda url, timeout=10: None if "/scene/" in url else "URLError: offline"
+        "fmeasure.datasets._fetch.url_problem",
+        lambda url, timeout=10: None if "/scene/" in url else "URLError: offline",
     )
     cfg = _config(tmp_path)
     cfg["datasets"] = ["scene", "mediamill"]

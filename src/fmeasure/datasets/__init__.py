@@ -1,0 +1,59 @@
+"""Multi-label datasets: fetch (local mirror first, then download), verify, parse, cache.
+
+A dataset is a catalog entry (see ``config/config.yaml``, key ``catalog``) naming its files with
+their expected sha256 (of the uncompressed content), optional download URLs, its format and the
+expected counts. The life of a dataset:
+
+1. :func:`fetch_file` copies one file from a local mirror folder (plain or ``.gz``) or downloads
+   it, verifies its sha256 and writes it atomically under ``data/raw/<dataset>/``.
+2. :func:`parse` reads the raw files with well-kept readers (liac-arff for MULAN ARFF (names unescaped as Weka writes them, nominal features encoded, see
+   :func:`encode_features`), scikit-learn's ``load_svmlight_file`` for LibSVM),
+   selects the label columns by the names in MULAN's XML label file (whose order differs from the
+   ARFF order: we keep the ARFF order, which is the dataset's label order), checks the counts
+   against the catalog, and returns a :class:`Dataset`.
+3. :func:`save` / :func:`load` write and read the fast binary cache (``.npz``).
+
+The modules follow these steps: ``_fetch`` (mirrors, downloads, sha256), ``_parse`` (ARFF, XML,
+LibSVM, nominal features), ``_cache`` (``.npz`` and the counts sidecar); ``_base`` holds
+:class:`Dataset` and :class:`DatasetError`. Import from ``fmeasure.datasets``.
+
+Every failure is a :class:`DatasetError` (a ``ValueError``) whose one-line message names the file
+and the problem; nothing half-written is left behind.
+"""
+
+from fmeasure.datasets._base import Dataset, DatasetError
+from fmeasure.datasets._cache import counts_path, load, read_counts, save, write_counts
+from fmeasure.datasets._fetch import (
+    MIRROR_ENV,
+    availability,
+    describe_mirrors,
+    fetch_file,
+    find_in_mirror,
+    mirror_folders,
+    sha256_of,
+    url_problem,
+)
+from fmeasure.datasets._parse import DENSE_LIMIT, NOMINAL_MODES, encode_features, parse, read_arff_header
+
+__all__ = [
+    "Dataset",
+    "DatasetError",
+    "MIRROR_ENV",
+    "mirror_folders",
+    "describe_mirrors",
+    "find_in_mirror",
+    "sha256_of",
+    "fetch_file",
+    "url_problem",
+    "availability",
+    "read_arff_header",
+    "encode_features",
+    "NOMINAL_MODES",
+    "DENSE_LIMIT",
+    "parse",
+    "save",
+    "load",
+    "counts_path",
+    "write_counts",
+    "read_counts",
+]
