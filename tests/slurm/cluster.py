@@ -7,7 +7,7 @@ a site installation or with another copy of itself. The daemons run in the foreg
 children of this process and are stopped by PID (only the ones we started), in reverse
 order, with bounded waits, also when start-up fails half way.
 
-Typical use (the pytest fixture in ``tests/test_slurm.py`` does this)::
+Typical use (the pytest fixture in ``tests/workflow/test_slurm.py`` does this)::
 
     from slurm.cluster import SlurmCluster, ensure_slurm_installed, slurm_unavailable_reason
 

@@ -21,7 +21,7 @@ threads (``<block>.threads``), one for a dataset smaller than ``small_fit`` (the
 The counts are read from the sidecar ``data/parsed/<dataset>.json`` that the data stage writes beside
 the parsed cache, or, before it exists, from the catalog entry (``expected``, or a synthetic entry's
 own counts). The coefficients are upper envelopes of measured peaks (``tests/data/resource_peaks.csv``
-lists them with the command that measured each; ``tests/test_resources.py`` checks that no formula
+lists them with the command that measured each; ``tests/workflow/test_resources.py`` checks that no formula
 falls below a measured peak).
 """
 

@@ -21,7 +21,7 @@ from numba import njit
 __all__ = ["MONOTONE_UP_TO", "loss_augmented_rows"]
 
 #: Label counts m up to which the loss increments are known to be non-increasing in float64
-#: (``tests/test_structured_inference.py`` checks every s, a, b with s + a + b <= 2 m).
+#: (``tests/library/test_structured_inference.py`` checks every s, a, b with s + a + b <= 2 m).
 MONOTONE_UP_TO = 1000
 
 

@@ -17,7 +17,7 @@ from fmeasure.learners.pcc import ProbabilisticClassifierChain
 from fmeasure.metrics import f_measure
 from fmeasure.tables import paper_numbers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _paper_tex() -> Path:

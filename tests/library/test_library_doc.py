@@ -5,7 +5,7 @@ import io
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_library_examples_run_and_match_their_comments():

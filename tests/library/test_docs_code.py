@@ -16,7 +16,7 @@ import yaml
 
 from fmeasure import datasets as D
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 BLOCKS = [
     (path, i, code)

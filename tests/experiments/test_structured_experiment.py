@@ -11,7 +11,7 @@ import pytest
 from fmeasure.experiments.structured import run_table6, table6_claims, write_table6
 from fmeasure.tables import paper_numbers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _CANDIDATES = [
     os.environ.get("FMEASURE_PAPER_TEX", ""),
     ROOT.parent / "shared" / "paper" / "paper.tex",

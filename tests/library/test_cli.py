@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from fmeasure.cli import bootstrap_ci, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------------------------------------ brute force

@@ -13,7 +13,7 @@ import pytest
 from fmeasure.datasets import Dataset
 from fmeasure.experiments import peers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "workflow" / "scripts" / "peers_adapter.py"
 
 

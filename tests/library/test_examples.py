@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("plot_*.py"))
 FIGURE_SUFFIXES = {".png", ".pdf", ".svg", ".jpg"}
 

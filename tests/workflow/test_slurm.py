@@ -34,14 +34,14 @@ import pytest
 
 from fmeasure.experiments.findings import TIMED_CLAIMS
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from slurm.cluster import (  # noqa: E402
     SlurmCluster,
     ensure_slurm_installed,
     slurm_unavailable_reason,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SNAKEFILE = REPO / "Snakefile"
 SMOKE = REPO / "config" / "smoke.yaml"
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
@@ -51,7 +51,7 @@ DATA_MIRROR = str(REPO / "tests" / "data")
 #: Upper bound on each Snakemake run (the smoke run takes well under a minute locally).
 RUN_TIMEOUT = 900
 #: CSV columns holding measured times (``*time*``, ``*second*``, ``*_s``; the convention of
-#: tests/test_workflow_smoke.py): they differ between any two runs.
+#: tests/workflow/test_workflow_smoke.py): they differ between any two runs.
 TIME_COLUMN = re.compile(r"(time|second|duration|elapsed|_s$)", re.IGNORECASE)
 #: Settings a cluster without accounting needs (see the profile's comments).
 NO_ACCOUNTING = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "5"]

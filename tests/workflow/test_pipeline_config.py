@@ -9,7 +9,6 @@ import pytest
 import yaml
 from _mirror import snakemake_env
 
-from fmeasure import datasets
 from fmeasure.experiments.config import (
     ConfigError,
     as_list,
@@ -18,7 +17,7 @@ from fmeasure.experiments.config import (
     select_datasets,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_as_list_accepts_yaml_lists_and_comma_strings():
