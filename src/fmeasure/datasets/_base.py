@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Dataset", "DatasetError"]
-
 
 class DatasetError(ValueError):
     """A dataset file is missing, corrupt, or does not match its catalog entry."""

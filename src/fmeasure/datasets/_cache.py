@@ -11,8 +11,6 @@ import scipy.sparse as sp
 from fmeasure.datasets._base import Dataset, DatasetError
 from fmeasure.io import atomic_output
 
-__all__ = ["save", "load", "counts_path", "write_counts", "read_counts"]
-
 
 def _pack(prefix: str, X, out: dict):
     if sp.issparse(X):

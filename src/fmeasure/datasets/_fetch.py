@@ -17,16 +17,6 @@ from fmeasure.io import atomic_output
 
 log = logging.getLogger("fmeasure.datasets")
 
-__all__ = [
-    "mirror_folders",
-    "describe_mirrors",
-    "find_in_mirror",
-    "sha256_of",
-    "fetch_file",
-    "url_problem",
-    "availability",
-    "MIRROR_ENV",
-]
 
 #: Environment variable naming local mirror folders (several separated by ``os.pathsep``, ``:`` on
 #: Linux and macOS); they are searched before the config's mirrors.

@@ -15,7 +15,6 @@ from fmeasure.datasets._base import Dataset, DatasetError
 
 log = logging.getLogger("fmeasure.datasets")
 
-__all__ = ["read_arff_header", "encode_features", "parse", "DENSE_LIMIT", "NOMINAL_MODES", "IDENTIFIER_SHARE"]
 
 #: Above this many cells a feature matrix is kept sparse (CSR) instead of dense float64.
 DENSE_LIMIT = 50_000_000
