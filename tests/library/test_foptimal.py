@@ -23,7 +23,7 @@ from sklearn.utils.estimator_checks import estimator_checks_generator
 import fmeasure
 from fmeasure.learners import FOptimalClassifier
 from fmeasure.learners.foptimal import chain_samples
-from fmeasure.metrics import f_measure_scorer
+from fmeasure.metrics import f_measure, f_measure_scorer
 
 # ----------------------------------------------------------------------------- brute force by hand
 
@@ -375,6 +375,28 @@ def test_foptimal_stage_handles_constant_labels_and_scores_both_methods():
         assert rows.method.tolist() == ["predict", "FOptimal"] and len(inst) == 2 * 40
         # F of each method recomputed by hand from its per-instance scores
         assert np.allclose(rows.f.to_numpy(), inst.groupby("method", sort=False).f.mean().to_numpy())
+
+
+def test_foptimal_forest_grown_in_tenths_is_the_forest_of_one_fit(caplog):
+    """The stage grows the forest in tenths (a progress line each) on two threads; scikit-learn's
+    own single fit on one thread must give the same trees, so the same probabilities."""
+    from fmeasure.datasets import Dataset
+    from fmeasure.experiments.foptimal import make_model, run_model
+
+    X, Y = toy(n=160, m=3, seed=5)
+    ds = Dataset("toy", X[:120], Y[:120], X[120:], Y[120:])
+    cfg = dict(C=1.0, max_iter=300, n_estimators=23, min_samples_leaf=1, n_neighbors=5, hidden_layer_sizes=[4])
+    cfg.update(seed=3, n_samples=50)
+    with caplog.at_level("INFO", logger="fmeasure.experiments.foptimal"):
+        _, inst = run_model(ds, "rf", cfg, n_jobs=2)
+    assert "toy RandomForestClassifier fit: 23 of 23 trees" in caplog.text
+    ref = RandomForestClassifier(n_estimators=23, min_samples_leaf=1, random_state=3)
+    model = make_model("rf", cfg)
+    model.steps[-1] = ("ref", ref)
+    H = model.fit(ds.X_train, ds.Y_train).predict(ds.X_test)
+    ours = inst[inst.method == "predict"].f.to_numpy()
+    np.testing.assert_allclose(ours, 100 * f_measure(ds.Y_test, H), rtol=0, atol=1e-4)
+    assert len(set(np.round(ours, 6))) > 2  # the per-instance F values differ, so this can fail
 
 
 def test_foptimal_findings_follow_the_gain():

@@ -52,11 +52,12 @@ METHODS = ("predict", "FOptimal")
 COLUMNS = ["dataset", "model", "method", "route", "hamming", "subset01", "f", "jaccard", "fit_time_s", "predict_time_s"]
 
 
-def make_model(key: str, cfg: dict):
+def make_model(key: str, cfg: dict, n_jobs: int = 1):
     """The unfitted model ``key`` (a Pipeline: StandardScaler, then the model) from the stage's config.
 
     Keys used: ``C``, ``max_iter``, ``n_estimators``, ``min_samples_leaf``, ``n_neighbors``,
-    ``hidden_layer_sizes``, ``seed``.
+    ``hidden_layer_sizes``, ``seed``. ``n_jobs``: the forest's threads (its trees do not depend
+    on it).
     """
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
@@ -72,7 +73,10 @@ def make_model(key: str, cfg: dict):
         "br": lambda: MultiOutputClassifier(lr),
         "cc": lambda: ClassifierChain(lr, order=None),
         "rf": lambda: RandomForestClassifier(
-            n_estimators=int(cfg["n_estimators"]), min_samples_leaf=int(cfg["min_samples_leaf"]), random_state=seed
+            n_estimators=int(cfg["n_estimators"]),
+            min_samples_leaf=int(cfg["min_samples_leaf"]),
+            random_state=seed,
+            n_jobs=n_jobs,
         ),
         "knn": lambda: KNeighborsClassifier(n_neighbors=int(cfg["n_neighbors"])),
         "mlp": lambda: MLPClassifier(
@@ -84,11 +88,34 @@ def make_model(key: str, cfg: dict):
     return make_pipeline(StandardScaler(), models[key]())
 
 
+def _fit_with_progress(model, X, Y, label, *, every: float = 30.0):
+    """Fit ``model`` (a Pipeline); a forest is grown in tenths with ``warm_start``, one log line per
+    tenth at most every ``every`` seconds (and at the end). scikit-learn draws each tree's seed from
+    ``random_state`` in order, skipping those already used, so the forest is the one a single fit
+    grows."""
+    est = model[-1]
+    total = getattr(est, "n_estimators", None)
+    if total is None or "warm_start" not in est.get_params():
+        return model.fit(X, Y)
+    step = max(1, -(-total // 10))
+    start = last = time.perf_counter()
+    est.set_params(warm_start=True)
+    for k in range(step, total + step, step):
+        est.set_params(n_estimators=min(k, total))
+        model.fit(X, Y)
+        now = time.perf_counter()
+        if now - last >= every or k >= total:
+            log.info("%s fit: %d of %d trees, %.0f s", label, min(k, total), total, now - start)
+            last = now
+    est.set_params(warm_start=False)
+    return model
+
+
 def _dense(X):
     return X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
 
-def run_model(ds, key: str, cfg: dict, *, jaccard_empty: float = 1.0):
+def run_model(ds, key: str, cfg: dict, *, jaccard_empty: float = 1.0, n_jobs: int = 1):
     """Fit model ``key`` on ``ds``'s training part; score its ``predict`` and FOptimalClassifier.
 
     Parameters
@@ -98,6 +125,8 @@ def run_model(ds, key: str, cfg: dict, *, jaccard_empty: float = 1.0):
     cfg : dict
         The ``foptimal`` config block (see :func:`make_model`; ``n_samples`` for the chain's draws).
     jaccard_empty : float
+    n_jobs : int
+        Threads of the forest (the other models use one).
 
     Returns
     -------
@@ -130,9 +159,10 @@ def run_model(ds, key: str, cfg: dict, *, jaccard_empty: float = 1.0):
         log.info("%s: %d labels constant in training, predicted as their constant", ds.name, int(const.sum()))
     if len(keep) == 0:
         raise ValueError(f"{ds.name}: every label is constant in the training set")
-    model = make_model(key, cfg)
+    model = make_model(key, cfg, n_jobs=n_jobs)
+    log.info("%s %s: fitting on %d x %d, %d labels", ds.name, MODELS[key], Xtr.shape[0], Xtr.shape[1], len(keep))
     t0 = time.perf_counter()
-    model.fit(Xtr, Ytr[:, keep])
+    _fit_with_progress(model, Xtr, Ytr[:, keep], f"{ds.name} {MODELS[key]}")
     fit_s = time.perf_counter() - t0
     clf = FOptimalClassifier(FrozenEstimator(model), n_samples=int(cfg["n_samples"]), random_state=int(cfg["seed"]))
     clf.fit(Xtr, Ytr[:, keep])
