@@ -13,12 +13,13 @@ import logging
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
-__all__ = ["atomic_output", "script_logging", "progress", "KNOWN_ERRORS"]
+__all__ = ["atomic_output", "script_logging", "progress", "heartbeat", "KNOWN_ERRORS"]
 
 #: Exceptions that mean bad input, not a bug (fmeasure's dataset and config errors are
 #: ValueErrors, as are the input checks of fmeasure and scikit-learn): a failing script prints
@@ -146,3 +147,33 @@ def progress(
     finally:
         if bar_ is not None:
             bar_.close()
+
+
+@contextlib.contextmanager
+def heartbeat(message, *, logger: logging.Logger | None = None, every: float = 60.0):
+    """Log ``message(elapsed_seconds)`` every ``every`` seconds while the block runs.
+
+    For work that reports only when a piece finishes (a tree of a bag, a model's ``fit``): a
+    background thread writes the line, so a log never stays silent longer than ``every`` seconds.
+    Nothing is logged when the block ends sooner.
+
+    Examples
+    --------
+    >>> with heartbeat(lambda s: f"fitting, {s:.0f} s", every=60.0):
+    ...     pass
+    """
+    logger = logger or log
+    stop = threading.Event()
+    start = time.perf_counter()
+
+    def beat():
+        while not stop.wait(every):
+            logger.info("%s", message(time.perf_counter() - start))
+
+    thread = threading.Thread(target=beat, name="heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from fmeasure.experiments.costs import MARKERS, read_benchmarks, render_costs, run_costs, write_readme_costs
+from fmeasure.experiments.costs import MARKERS, markers, read_benchmarks, render_costs, run_costs, write_readme_costs
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 
@@ -54,6 +54,12 @@ def test_costs_rendered_and_written_between_markers(bench, tmp_path):
     write_readme_costs(readme, table)
     text = readme.read_text()
     assert "old" not in text and row in text and text.startswith("intro\n") and text.endswith("rest\n")
+    # a second, named block is filled on its own; the first one is left as it is
+    other = markers("costs-other")
+    readme.write_text(f"{MARKERS[0]}\nkeep\n{MARKERS[1]}\n{other[0]}\nold\n{other[1]}\n")
+    write_readme_costs(readme, table, block="costs-other")
+    text = readme.read_text()
+    assert "keep" in text and "old" not in text and text.index(row) > text.index(other[0])
 
 
 def test_costs_errors_name_the_file(tmp_path):

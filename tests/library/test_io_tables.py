@@ -52,3 +52,23 @@ def test_beside_paper_difference_and_missing_rows():
     out = beside_paper(ours, paper, ["d"], ["f"])
     assert out.columns.tolist() == ["d", "f", "f_paper", "f_diff"]
     assert out.f_diff.iloc[0] == pytest.approx(1.5) and pd.isna(out.f_paper.iloc[1])
+
+
+def test_heartbeat_logs_while_the_block_runs_and_stops_after(caplog):
+    import time
+
+    from fmeasure.io import heartbeat
+
+    with caplog.at_level("INFO", logger="fmeasure.io"):
+        with heartbeat(lambda s: f"busy {s:.1f} s", every=0.05):
+            time.sleep(0.32)
+        beats = [r.getMessage() for r in caplog.records]
+        time.sleep(0.2)
+    # about six beats in 0.32 s (at least two even on a loaded machine), none after the block
+    assert 2 <= len(beats) <= 7 and all(b.startswith("busy ") for b in beats)
+    assert len(caplog.records) == len(beats)
+    with caplog.at_level("INFO", logger="fmeasure.io"):
+        caplog.clear()
+        with heartbeat(lambda s: "never", every=10.0):
+            pass
+    assert not caplog.records

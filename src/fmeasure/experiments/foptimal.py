@@ -24,6 +24,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from fmeasure import metrics
+from fmeasure.io import heartbeat
 
 __all__ = [
     "MODELS",
@@ -89,14 +90,16 @@ def make_model(key: str, cfg: dict, n_jobs: int = 1):
 
 
 def _fit_with_progress(model, X, Y, label, *, every: float = 30.0):
-    """Fit ``model`` (a Pipeline); a forest is grown in tenths with ``warm_start``, one log line per
-    tenth at most every ``every`` seconds (and at the end). scikit-learn draws each tree's seed from
+    """Fit ``model`` (a Pipeline), with a log line at least once a minute: a forest is grown in
+    tenths with ``warm_start``, one line per tenth at most every ``every`` seconds (and at the end);
+    other models are fitted in one call under :func:`fmeasure.io.heartbeat`. scikit-learn draws each tree's seed from
     ``random_state`` in order, skipping those already used, so the forest is the one a single fit
     grows."""
     est = model[-1]
     total = getattr(est, "n_estimators", None)
     if total is None or "warm_start" not in est.get_params():
-        return model.fit(X, Y)
+        with heartbeat(lambda s: f"{label} fit: {s:.0f} s elapsed", logger=log):
+            return model.fit(X, Y)
     step = max(1, -(-total // 10))
     start = last = time.perf_counter()
     est.set_params(warm_start=True)

@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from fmeasure import inference
 from fmeasure._arrays import TIE_TOL
 from fmeasure.blas import single_threaded_blas
+from fmeasure.io import heartbeat
 from fmeasure.learners.base import MultiLabelMixin
 from fmeasure.learners.trees.binning import BinnedData
 from fmeasure.learners.trees.counts import gfm_from_counts, gfm_values, label_contributions
@@ -461,20 +462,25 @@ class BaggedFMeasureTrees(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, Ba
         out = []
         t0 = last = time.perf_counter()
         B = self.n_estimators
-        for k, res in enumerate(Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs), start=1):
-            out.append(res)
-            now = time.perf_counter()
-            if k == 1 or k == B or now - last >= PROGRESS_EVERY:
-                last = now
-                cpu = np.mean([t.timings_["fit_s"] for t, _ in out])
-                logger.info(
-                    "F-bag: %d of %d trees done, %d left, %.0f s elapsed, %.1f s CPU per tree",
-                    k,
-                    B,
-                    B - k,
-                    now - t0,
-                    cpu,
-                )
+
+        def still_growing(elapsed):
+            return f"F-bag: {len(out)} of {B} trees done, {B - len(out)} left, {elapsed:.0f} s elapsed (growing)"
+
+        with heartbeat(still_growing, logger=logger, every=2 * PROGRESS_EVERY):
+            for k, res in enumerate(Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs), start=1):
+                out.append(res)
+                now = time.perf_counter()
+                if k == 1 or k == B or now - last >= PROGRESS_EVERY:
+                    last = now
+                    cpu = np.mean([t.timings_["fit_s"] for t, _ in out])
+                    logger.info(
+                        "F-bag: %d of %d trees done, %d left, %.0f s elapsed, %.1f s CPU per tree",
+                        k,
+                        B,
+                        B - k,
+                        now - t0,
+                        cpu,
+                    )
         self.estimators_ = [t for t, _ in out]
         self.multiplicity_ = np.stack([mlt for _, mlt in out], axis=1)
         self.train_leaves_ = np.stack([t._apply(X) for t in self.estimators_], axis=1)
