@@ -90,11 +90,13 @@ def make_model(key: str, cfg: dict, n_jobs: int = 1):
 
 
 def _fit_with_progress(model, X, Y, label, *, every: float = 30.0):
-    """Fit ``model`` (a Pipeline), with a log line at least once a minute: a forest is grown in
-    tenths with ``warm_start``, one line per tenth at most every ``every`` seconds (and at the end);
-    other models are fitted in one call under :func:`fmeasure.io.heartbeat`. scikit-learn draws each tree's seed from
-    ``random_state`` in order, skipping those already used, so the forest is the one a single fit
-    grows."""
+    """Fit ``model`` (a Pipeline), with a log line at least once a minute.
+
+    A forest is grown in tenths with ``warm_start``, one line per tenth at most every ``every``
+    seconds (and at the end): scikit-learn draws each tree's seed from ``random_state`` in order,
+    skipping those already used, so the forest is the one a single fit grows. Other models are
+    fitted in one call under :func:`fmeasure.io.heartbeat`.
+    """
     est = model[-1]
     total = getattr(est, "n_estimators", None)
     if total is None or "warm_start" not in est.get_params():
