@@ -9,7 +9,7 @@ its increments by the same formulas and the same tie rule. It does less work:
   per label), so only those are sorted;
 * for a fixed number a of true labels, the marginal gains of the false labels are non-increasing
   (the scores are sorted and the float64 increments of the loss are non-increasing in b: checked
-  for every s + a + b up to :data:`MONOTONE_UP_TO`), so counting the positive ones stops at the
+  for every m up to :data:`MONOTONE_UP_TO` labels), so counting the positive ones stops at the
   first that is not. Beyond that many labels every gain is counted, as the numpy version does.
 """
 
@@ -21,7 +21,8 @@ from numba import njit
 __all__ = ["MONOTONE_UP_TO", "loss_augmented_rows"]
 
 #: Label counts m up to which the loss increments are known to be non-increasing in float64
-#: (``tests/library/test_structured_inference.py`` checks every s, a, b with s + a + b <= 2 m).
+#: (``tests/library/test_structured_inference.py`` checks every s <= m, a <= s and b <= m - s at
+#: m = MONOTONE_UP_TO, which contains every smaller m's cases).
 MONOTONE_UP_TO = 1000
 
 
