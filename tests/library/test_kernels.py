@@ -123,3 +123,38 @@ def test_count_values_are_the_best_mean_f_by_enumeration(m):
     perm = rng.permutation(m * smax)  # the same counts, columns listed in another order
     Cp = np.concatenate([C[:, :-2][:, perm], C[:, -2:]], axis=1)
     np.testing.assert_allclose(gfm_values(Cp, m, smax, columns=np.arange(m * smax)[perm]), got, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("m", [1, 4, 30])
+def test_split_values_equal_the_value_kernel_on_both_sides(m):
+    """The split search's fused pass gives, bit for bit, the value kernel's numbers on the left
+    counts and on the node total minus them (float32 counts, sides with no labels, sides with only
+    empty label sets), and the enumerated best mean F where m is small."""
+    from fmeasure.learners.trees import gfm_values, label_contributions
+    from fmeasure.learners.trees.counts import split_values
+
+    rng = np.random.default_rng(7 + m)
+    n = 300
+    Y = (rng.random((n, m)) < rng.random(m) * 0.4).astype(np.int8)
+    Y[:20] = 0
+    Z, smax = label_contributions(Y)
+    Z = Z.toarray()
+    total = Z.sum(axis=0)
+    cols = np.flatnonzero(total[: m * smax] > 0)
+    keep = np.r_[cols, m * smax, m * smax + 1]
+    order = np.r_[np.arange(20), rng.permutation(np.arange(20, n))]  # the empty ones first
+    L = Z[order][:, keep].cumsum(axis=0).astype(np.float32)
+    rows = np.r_[0, 5, 19, rng.choice(np.arange(20, n - 1), 40, replace=False)]
+    left, right = split_values(L, rows, total[keep], smax, cols)
+    ref_left = gfm_values(L[rows].astype(np.float64), m, smax, cols)
+    ref_right = gfm_values(total[keep][None, :] - L[rows], m, smax, cols)
+    assert left.tolist() == ref_left.tolist()
+    assert right.tolist() == ref_right.tolist()
+    assert left[:3].tolist() == [1.0, 1.0, 1.0]  # only empty label sets on the left
+    if m <= 4:
+        H = all_vectors(m)
+        for r, vl, vr in zip(rows[:8], left, right):
+            parts = (order[: r + 1], order[r + 1 :])
+            for part, v in zip(parts, (vl, vr)):
+                best = max(np.mean([exp_f_plain(Y[[j]], [1.0], h) for j in part]) for h in H)
+                assert v == pytest.approx(best, abs=1e-12)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["p_stats", "gfm_p", "gfm_count_values"]
+__all__ = ["p_stats", "gfm_p", "gfm_count_values", "gfm_split_values"]
 
 
 @njit(cache=True, nogil=True)
@@ -248,3 +248,69 @@ def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no c
         ptr[q] = nnz
         _, value = _solve(ptr, es, ev, q, S, W, empty[g], margin * n[g], 0.0, E, U, C, D, order, cs, False)
         out[g] = value / n[g]
+
+
+@njit(cache=True, nogil=True)
+def _gather(L, row, total, side, li, size, ptr, es, ev):  # pragma: no cover - compiled
+    """Positive entries of one side of a candidate split as compressed rows (see :func:`_solve`).
+
+    ``side`` 0: the left counts ``L[row]``; 1: the right counts ``total - L[row]``. Returns the
+    number of labels with a positive count and one more than the largest count - 1 among them.
+    """
+    nnz = 0
+    q = 0
+    last = -1
+    top = 0
+    for c in range(len(li)):
+        v = float(L[row, c])
+        if side == 1:
+            v = total[c] - v
+        if v > 0.0:
+            if li[c] != last:
+                last = li[c]
+                ptr[q] = nnz
+                q += 1
+            es[nnz] = size[c]
+            ev[nnz] = v
+            top = max(top, size[c] + 1)
+            nnz += 1
+    ptr[q] = nnz
+    return q, top
+
+
+@njit(cache=True, nogil=True)
+def gfm_split_values(L, rows, total, li, size, r, S, margin, out_left, out_right):  # pragma: no cover - compiled
+    """Best mean F of both sides of many candidate splits of one node (the F-trees' inner loop).
+
+    ``L`` (bins, w + 2): left-part counts at every bin of the node, w (label, count) columns then
+    the empty count and the example count; column c is label ``li[c]`` (0..r-1, non-decreasing)
+    with ``size[c] + 1`` labels. ``total`` (w + 2,): the node's counts. For candidate g (row
+    ``rows[g]`` of ``L``) fills ``out_left[g]`` and ``out_right[g]`` with the value of
+    :func:`gfm_count_values` on the left counts and on ``total`` minus them: the same numbers,
+    without forming either side as an array. Each side's count bound is its own largest count.
+    """
+    w = len(li)
+    W = _weights(r, S)
+    ptr = np.empty(r + 1, np.int64)
+    es = np.empty(w, np.int64)
+    ev = np.empty(w)
+    D, order, C, U, E, cs = _work(r, S)
+    for g in range(len(rows)):
+        row = rows[g]
+        for side in range(2):
+            if side == 0:
+                empty = float(L[row, w])
+                n = float(L[row, w + 1])
+            else:
+                empty = total[w] - float(L[row, w])
+                n = total[w + 1] - float(L[row, w + 1])
+            q, top = _gather(L, row, total, side, li, size, ptr, es, ev)
+            if q == 0:
+                value = empty / n
+            else:
+                _, v = _solve(ptr, es, ev, q, top, W, empty, margin * n, 0.0, E, U, C, D, order, cs, False)
+                value = v / n
+            if side == 0:
+                out_left[g] = value
+            else:
+                out_right[g] = value

@@ -17,9 +17,9 @@ import scipy.sparse as sp
 from fmeasure import inference
 from fmeasure._arrays import TIE_TOL, chunks
 from fmeasure.blas import single_threaded_blas
-from fmeasure.inference._kernels import gfm_count_values
+from fmeasure.inference._kernels import gfm_count_values, gfm_split_values
 
-__all__ = ["gfm_from_counts", "gfm_values", "label_contributions"]
+__all__ = ["gfm_from_counts", "gfm_values", "label_contributions", "split_values"]
 
 #: bytes of the largest temporary of one batch of :func:`gfm_from_counts`
 BATCH_BYTES = 16 * 2**20
@@ -159,3 +159,55 @@ def gfm_values(C, m, smax, columns=None):
         out,
     )
     return out
+
+
+def split_values(L, rows, total, smax, columns):
+    """Best mean F of the left and right parts of candidate splits, from one node's left counts.
+
+    The same numbers as ``gfm_values(L[rows], ...)`` and ``gfm_values(total - L[rows], ...)``,
+    computed by one compiled pass (:func:`fmeasure.inference._kernels.gfm_split_values`) that
+    reads each candidate's row once and forms neither part as an array.
+
+    Parameters
+    ----------
+    L : ndarray of shape (k, w + 2)
+        Left-part count vectors (float32 or float64; counts are exact integers in either).
+    rows : ndarray of int
+        Rows of ``L`` to score.
+    total : ndarray of shape (w + 2,)
+        The node's count vector.
+    smax : int
+    columns : ndarray of shape (w,)
+        Flat index ``label * smax + count - 1`` of each of the w columns, increasing.
+
+    Returns
+    -------
+    left, right : ndarray of shape (len(rows),)
+
+    Examples
+    --------
+    >>> Z, S = label_contributions([[1, 1], [0, 0], [0, 1]])
+    >>> C = Z.toarray()
+    >>> left, right = split_values(C[[0]].cumsum(axis=0), np.array([0]), C.sum(axis=0), S, np.arange(4))
+    >>> left.tolist(), right.round(4).tolist()     # {[1, 1]} | {[0, 0], [0, 1]}
+    ([1.0], [0.5])
+    """
+    columns = np.asarray(columns)
+    labels, li = np.unique(columns // smax, return_inverse=True)
+    size = (columns % smax).astype(np.int64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    left, right = np.empty(len(rows)), np.empty(len(rows))
+    if len(rows):
+        gfm_split_values(
+            np.ascontiguousarray(L),
+            rows,
+            np.ascontiguousarray(total, dtype=np.float64),
+            li.astype(np.int64),
+            size,
+            max(1, len(labels)),
+            int(size.max()) + 1 if len(size) else 1,
+            _MARGIN,
+            left,
+            right,
+        )
+    return left, right

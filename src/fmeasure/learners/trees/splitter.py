@@ -23,8 +23,8 @@ still reaches the best Q found so far (minus a margin far above round-off, far b
 difference), until no such gap is left. A candidate is left unscored only when its bound proves
 that it is not within the tie tolerance of the maximum, so the chosen split is the one the
 exhaustive search chooses: ties between candidates go to the lowest attribute index, then the
-lowest threshold. Each round scores both parts of its candidates in one batched GFM
-(:func:`~.counts.gfm_values`).
+lowest threshold. Each round scores both parts of its candidates in one compiled pass
+(:func:`~.counts.split_values`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from fmeasure._arrays import TIE_TOL
 from fmeasure.learners.trees.binning import BinnedData
-from fmeasure.learners.trees.counts import gfm_values, label_contributions
+from fmeasure.learners.trees.counts import label_contributions, split_values
 
 __all__ = ["COARSE", "best_split", "left_counts", "node_histogram", "split_statistics"]
 
@@ -200,11 +200,8 @@ def best_split(binned, Znode, total, gbin, pos, m, smax, min_samples_leaf, featu
         nl = nL[cand]
 
         def score(idx):
-            Lc = L[cand[idx]]
-            return (
-                nl[idx] * gfm_values(Lc, m, smax, cols),
-                (n_node - nl[idx]) * gfm_values(total[None, :] - Lc, m, smax, cols),
-            )
+            vl, vr = split_values(L, cand[idx], total, smax, cols)
+            return nl[idx] * vl, (n_node - nl[idx]) * vr
 
         SL, SR = _search(score, nl, feat[b0:b1][cand], n_node, -np.inf if best is None else best[0])
         Q = np.where(np.isnan(SL), -np.inf, (SL + SR) / n_node)
