@@ -1,5 +1,7 @@
 """Fit the PCC of one dataset (C tuned per label by CV) and cache it for every inference job."""
 
+from collections import Counter
+
 from fmeasure.experiments.pcc import write_model
 from fmeasure.io import script_logging
 
@@ -11,4 +13,12 @@ _, info = write_model(
     snakemake.output.info,  # noqa: F821
     n_jobs=snakemake.threads,  # noqa: F821
 )
-log.info("%s: trained in %.1f s, C per label %s", info["dataset"], info["train_time_s"], info["C"])
+chosen = Counter("constant" if c is None else f"{c:g}" for c in info["C"])
+summary = ", ".join(f"{c}: {k}" for c, k in sorted(chosen.items(), key=lambda kv: -kv[1]))
+log.info(
+    "%s: trained in %.1f s; labels per chosen C: %s (per label in %s)",
+    info["dataset"],
+    info["train_time_s"],
+    summary,
+    snakemake.output.info,
+)
