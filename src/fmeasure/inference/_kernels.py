@@ -214,48 +214,13 @@ def gfm_p(A, p0, rows, cols, margin, tie, H, V):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no cover - compiled
-    """Best mean F of groups of examples given by count vectors (the F-trees' split search).
-
-    ``Cu`` (k, w): counts of w (label, count) columns, column c being label ``li[c]`` (0..r-1, in
-    non-decreasing order) with ``size[c] + 1`` labels; ``empty`` (k,): examples without labels;
-    ``n`` (k,): examples. Fills ``out`` (k,) with max(empty, max_k E_k) / n, where E_k is computed
-    from the counts as from P times n.
-    """
-    k_groups, w = Cu.shape
-    W = _weights(r, S)
-    ptr = np.empty(r + 1, np.int64)
-    es = np.empty(w, np.int64)
-    ev = np.empty(w)
-    D, order, C, U, E, cs = _work(r, S)
-    for g in range(k_groups):
-        nnz = 0
-        q = 0  # rows renumbered: only the labels with a positive count
-        last = -1
-        for c in range(w):
-            v = Cu[g, c]
-            if v > 0.0:
-                if li[c] != last:
-                    last = li[c]
-                    ptr[q] = nnz
-                    q += 1
-                es[nnz] = size[c]
-                ev[nnz] = v
-                nnz += 1
-        if nnz == 0:
-            out[g] = empty[g] / n[g]
-            continue
-        ptr[q] = nnz
-        _, value = _solve(ptr, es, ev, q, S, W, empty[g], margin * n[g], 0.0, E, U, C, D, order, cs, False)
-        out[g] = value / n[g]
-
-
-@njit(cache=True, nogil=True)
 def _gather(L, row, total, side, li, size, ptr, es, ev):  # pragma: no cover - compiled
-    """Positive entries of one side of a candidate split as compressed rows (see :func:`_solve`).
+    """Positive entries of a count vector as compressed rows for :func:`_solve` (into ptr, es, ev).
 
-    ``side`` 0: the left counts ``L[row]``; 1: the right counts ``total - L[row]``. Returns the
-    number of labels with a positive count and one more than the largest count - 1 among them.
+    ``side`` 0: the vector ``L[row]`` (a group, or the left part of a candidate split); 1:
+    ``total - L[row]`` (the right part). Column c is label ``li[c]`` with ``size[c] + 1`` labels.
+    Returns the number of labels with a positive entry and the largest label count among the
+    positive entries (a valid count bound for :func:`_solve`).
     """
     nnz = 0
     q = 0
@@ -276,6 +241,31 @@ def _gather(L, row, total, side, li, size, ptr, es, ev):  # pragma: no cover - c
             nnz += 1
     ptr[q] = nnz
     return q, top
+
+
+@njit(cache=True, nogil=True)
+def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no cover - compiled
+    """Best mean F of groups of examples given by count vectors (the F-trees' split search).
+
+    ``Cu`` (k, w): counts of w (label, count) columns, column c being label ``li[c]`` (0..r-1, in
+    non-decreasing order) with ``size[c] + 1`` labels; ``empty`` (k,): examples without labels;
+    ``n`` (k,): examples. Fills ``out`` (k,) with max(empty, max_k E_k) / n, where E_k is computed
+    from the counts as from P times n.
+    """
+    k_groups, w = Cu.shape
+    W = _weights(r, S)
+    ptr = np.empty(r + 1, np.int64)
+    es = np.empty(w, np.int64)
+    ev = np.empty(w)
+    none = np.empty(0)
+    D, order, C, U, E, cs = _work(r, S)
+    for g in range(k_groups):
+        q, top = _gather(Cu, g, none, 0, li, size, ptr, es, ev)
+        if q == 0:
+            out[g] = empty[g] / n[g]
+            continue
+        _, value = _solve(ptr, es, ev, q, top, W, empty[g], margin * n[g], 0.0, E, U, C, D, order, cs, False)
+        out[g] = value / n[g]
 
 
 @njit(cache=True, nogil=True)
