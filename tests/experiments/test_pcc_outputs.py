@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from fmeasure import datasets
 from fmeasure.experiments import pcc as O
@@ -103,3 +104,22 @@ def test_pcc_outputs_curve_matches_separate_calls_per_method(tmp_path):
             )
             got = rows[(rows.run == r) & (rows.method == name)].f.item()
             assert abs(got - f_ref) < 1e-9
+
+
+@pytest.mark.parametrize("repeat_below_s, calls_per_run", [(1e-9, 1), (1e9, 3)])
+def test_pcc_curve_repeats_only_runs_shorter_than_repeat_below_s(tmp_path, monkeypatch, repeat_below_s, calls_per_run):
+    from fmeasure.learners.pcc import ProbabilisticClassifierChain
+
+    data, ds = _dataset(tmp_path)
+    model = tmp_path / "chain.pkl"
+    O.write_model(data, CFG, model, tmp_path / "fit.json")
+    calls = []
+    original = ProbabilisticClassifierChain.predict_from_samples
+    monkeypatch.setattr(
+        ProbabilisticClassifierChain,
+        "predict_from_samples",
+        lambda self, *a, **k: calls.append(1) or original(self, *a, **k),
+    )
+    cfg = dict(CFG, figure5=dict(n_samples=[20], runs=2, timing_best_of=3, repeat_below_s=repeat_below_s))
+    rows = O.run_curve(model, data, 20, cfg)
+    assert len(rows) == 4 and len(calls) == 2 * calls_per_run
