@@ -10,7 +10,8 @@
    Then the GFM kernel of the split search against the previous release's kernel on the same
    count vectors (CPU time per candidate side), and the fused pass that scores both sides of a
    candidate (``split_values``) against forming the sides and calling the value kernel on each
-   (``--mediamill PATH`` adds a Mediamill-shaped set).
+   (``--mediamill PATH`` adds a Mediamill-shaped set, and the fraction of candidates the bounds
+   leave to score, per node size, in one F-tree on its first 8,000 training examples).
 2. One F-tree on yeast (the stage's settings), a bag of ``--trees`` trees on yeast with
    ``--jobs`` processes, and the same on enron (sparse X).
 
@@ -111,6 +112,37 @@ def kernel_ratio(X, Y, name, n_groups=600):
     )
 
 
+def scored_fraction(X, Y):
+    """Candidates per node and the fraction the bounds leave to score, by node size (one F-tree)."""
+    import collections
+
+    import fmeasure.learners.trees.splitter as splitter
+
+    stats = collections.defaultdict(lambda: [0, 0, 0])
+    current = {}
+    search, values = splitter._search, splitter.split_values
+
+    def counting_search(score, nl, feat, n_node, best_before):
+        current["b"] = int(np.log2(max(2, n_node)))
+        stats[current["b"]][0] += 1
+        stats[current["b"]][1] += len(nl)
+        return search(score, nl, feat, n_node, best_before)
+
+    def counting_values(L, rows, *a):
+        stats[current["b"]][2] += len(rows)
+        return values(L, rows, *a)
+
+    splitter._search, splitter.split_values = counting_search, counting_values
+    try:
+        FMeasureTree(min_samples_leaf=5, max_features="sqrt", random_state=0).fit(X, Y)
+    finally:
+        splitter._search, splitter.split_values = search, values
+    print("candidates scored by the bounded search, by node size (one F-tree, sqrt(d) attributes per split):")
+    for b in sorted(stats):
+        blocks, cand, scored = stats[b]
+        print(f"  nodes of {2**b}-{2 ** (b + 1) - 1} examples: {cand} candidates, {scored / max(1, cand):.0%} scored")
+
+
 def count_candidates(X, attributes, max_bins, min_samples_leaf):
     n = X.shape[0]
     c = 0
@@ -198,6 +230,7 @@ def main():
         if args.mediamill:
             mm = datasets.load(args.mediamill)
             kernel_ratio(np.asarray(mm.X_train), np.asarray(mm.Y_train, dtype=np.int8), "mediamill-shape")
+            scored_fraction(np.asarray(mm.X_train)[:8000], np.asarray(mm.Y_train, dtype=np.int8)[:8000])
 
     # 2. whole trees and bags
     params = dict(min_samples_leaf=args.min_samples_leaf, max_bins=args.max_bins)
