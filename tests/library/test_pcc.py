@@ -311,3 +311,33 @@ def test_pcc_scoring_f1_picks_the_brute_force_f1_choice():
         assert pcc.C_[j] == Cs[int(np.argmax(ref))], (j, ref)
     assert np.isnan(pcc.cv_log_loss_).all()
     assert pcc.C_[1] != PCC(Cs=Cs, cv=5, random_state=0).fit(X, Y).C_[1]  # the choice differs here
+
+
+def test_pcc_joint_mode_budget_keeps_the_greedy_path_and_warns(caplog):
+    # All 2^12 vectors equally probable: the search cannot finish within 50 pops, so every
+    # instance keeps the greedy path; without a budget the search is exact (probability 2^-12).
+    m = 12
+    pcc = PCC.from_parameters(np.zeros((m, 1)), np.zeros((m, m)), np.zeros(m))
+    X = np.zeros((3, 1))
+    hg, lpg = pcc.greedy(X)
+    with caplog.at_level("WARNING", logger="fmeasure.learners.pcc"):
+        h, p = pcc.joint_mode(X, max_frontier=1, max_expansions=50)
+    assert np.array_equal(h, hg) and np.allclose(p, np.exp(lpg))
+    assert "3 of 3 instance(s) reached max_expansions = 50" in caplog.text
+    h, p = pcc.joint_mode(X, max_frontier=1, max_expansions=None)
+    assert np.allclose(p, 2.0**-m)
+
+
+def test_pcc_joint_mode_frontier_cap_shrinks_for_long_chains(monkeypatch):
+    import fmeasure.learners.pcc as pcc_module
+
+    seen = []
+    original = pcc_module._joint_mode_levelwise
+    monkeypatch.setattr(
+        pcc_module, "_joint_mode_levelwise", lambda A, V, cap, *a: seen.append(cap) or original(A, V, cap, *a)
+    )
+    for m in (8, 1000):  # labels almost surely 0: the mode is found at once
+        pcc = PCC.from_parameters(np.zeros((m, 1)), np.zeros((m, m)), np.full(m, -20.0))
+        h, p = pcc.joint_mode(np.zeros((1, 1)))
+        assert not h.any() and p[0] > 0.99
+    assert seen == [4096, 2**19 // 1000]

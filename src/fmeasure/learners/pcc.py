@@ -565,15 +565,22 @@ class ProbabilisticClassifierChain(BaseEstimator):
         return _greedy_from_logits(self.feature_logits(X), self.coef_y_)
 
     @single_threaded_blas
-    def joint_mode(self, X, max_frontier=4096):
-        """Exact joint mode argmax_y P(y | x) of the chain (JM, subset 0/1-optimal).
+    def joint_mode(self, X, max_frontier=4096, max_expansions=5_000):
+        """Joint mode argmax_y P(y | x) of the chain (JM, subset 0/1-optimal), exact within a budget.
 
         Best-first search over the probability tree (Dembczynski et al. 2012), run level by level
         for all instances at once: a prefix whose probability is below that of a known complete
         vector (the greedy path) cannot lead to the mode and is cut, so at most ``1 / p_greedy``
-        prefixes survive per level. Instances whose frontier grows beyond ``max_frontier`` are
-        finished by a per-instance uniform-cost search (priority queue), which expands only
-        prefixes more probable than the mode. Both are exact.
+        prefixes survive per level. Instances whose frontier grows beyond ``max_frontier``
+        prefixes (fewer for long chains: at most 2^19 / m, so that a level's prefixes stay a few
+        MB) are finished by a per-instance uniform-cost search (priority queue), which expands
+        only prefixes more probable than the mode. Both are exact.
+
+        The mode is NP-hard in general, and on flat distributions over many labels (delicious's
+        983) the uniform-cost search would expand a large part of the tree. An instance whose
+        search pops ``max_expansions`` prefixes without reaching a complete vector keeps the
+        greedy path (a lower bound on the mode's probability), and their number is logged as a
+        warning. ``max_expansions=None``: no budget, always exact.
 
         Returns
         -------
@@ -590,12 +597,23 @@ class ProbabilisticClassifierChain(BaseEstimator):
         n, m = A.shape
         H = np.empty((n, m), dtype=np.int8)
         P = np.empty(n)
+        frontier = min(int(max_frontier), max(1, 2**19 // max(1, m)))
+        budget = np.inf if max_expansions is None else int(max_expansions)
         step = max(1, int(self.chunk_size) // max(1, 64 * m))
         starts = range(0, n, step)
+        hits = 0
         for s in progress(
             starts, desc=f"PCC joint mode: chunks of {step} instances", logger=logger, every=_PROGRESS_EVERY_S
         ):
-            H[s : s + step], P[s : s + step] = _joint_mode_levelwise(A[s : s + step], self.coef_y_, max_frontier)
+            H[s : s + step], P[s : s + step], k = _joint_mode_levelwise(A[s : s + step], self.coef_y_, frontier, budget)
+            hits += k
+        if hits:
+            logger.warning(
+                "joint mode: %d of %d instance(s) reached max_expansions = %s prefixes; they keep the greedy path",
+                hits,
+                n,
+                max_expansions,
+            )
         return H, P
 
     @single_threaded_blas
@@ -661,8 +679,11 @@ def _greedy_from_logits(A, V):
     return H, logp
 
 
-def _joint_mode_levelwise(A, V, max_frontier):
-    """Level-by-level exact search for the joint mode of every instance of A (c, m) at once."""
+def _joint_mode_levelwise(A, V, max_frontier, max_expansions=np.inf):
+    """Level-by-level search for the joint mode of every instance of A (c, m) at once.
+
+    Returns the modes, their probabilities and the number of instances whose uniform-cost search
+    reached ``max_expansions`` (they keep the greedy path)."""
     n, m = A.shape
     best_h, best_lp = _greedy_from_logits(A, V)
     bound = best_lp - 1e-9  # rounding tolerance: never cut the greedy path itself
@@ -697,21 +718,31 @@ def _joint_mode_levelwise(A, V, max_frontier):
         logger.info(
             "joint mode: %d instance(s) exceeded the frontier cap, finished by uniform-cost search", len(overflow)
         )
+    hits = 0
     for i in overflow:
-        best_h[i], best_lp[i] = _uniform_cost_search(A[i], V)
-    return best_h, np.exp(best_lp)
+        found = _uniform_cost_search(A[i], V, max_expansions)
+        if found is None:
+            hits += 1
+        else:
+            best_h[i], best_lp[i] = found
+    return best_h, np.exp(best_lp), hits
 
 
-def _uniform_cost_search(a, V):
+def _uniform_cost_search(a, V, max_expansions=np.inf):
     """Exact joint mode for one instance: pop the most probable prefix; the first complete one wins.
 
     ``a`` (m,) is the feature part of the logits, ``V`` (m, m) the label weights. Probabilities only
-    shrink along a path, so the first complete vector popped is the mode.
+    shrink along a path, so the first complete vector popped is the mode. Returns None when
+    ``max_expansions`` prefixes were popped without reaching a complete vector.
     """
     m = a.shape[0]
     heap = [(0.0, 0, ())]  # (-log p, tie-breaker, prefix)
     counter = 1
+    popped = 0
     while heap:
+        if popped >= max_expansions:
+            return None
+        popped += 1
         neg, _, prefix = heapq.heappop(heap)
         j = len(prefix)
         if j == m:
