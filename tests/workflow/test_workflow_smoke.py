@@ -158,6 +158,19 @@ def test_adding_a_mirror_or_changing_a_url_reruns_nothing(smoke_run, tmp_path):
     assert "Nothing to be done" in out.stdout + out.stderr, (out.stdout + out.stderr)[-3000:]
 
 
+def test_changing_an_inference_setting_of_pcc_does_not_refit_the_chain(smoke_run, tmp_path):
+    # Figure 5's timing settings are read by the curve jobs only: they rerun, the fit does not.
+    extra = tmp_path / "extra.yaml"
+    extra.write_text("pcc: {figure5: {repeat_below_s: 0.5}, table4: {n_samples: 7}}\n")
+    env = snakemake_env(MIRROR)
+    cmd = snakemake_cmd(smoke_run, "--dry-run", configs=(SMOKE_CONFIG, extra))
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text[-3000:]
+    assert "rule pcc_curve:" in text and "rule pcc_table4_rows:" in text, text[-3000:]  # the change is seen
+    assert "rule pcc_fit:" not in text, text[-3000:]
+
+
 COMPUTE_SCRIPTS = ("parametric_fit_predict", "pcc_fit", "knn_run", "simulations_run")
 
 

@@ -15,6 +15,9 @@ STAGE_TARGETS["pcc"] = [
 wildcard_constraints:
     n_samples="[0-9]+",
 
+# pcc keys that only inference jobs read, and the cluster settings: not parameters of the fit
+PCC_INFERENCE_KEYS = ("table4", "figure5", "exact_max_labels", "fit_threads", "mem_mb", "runtime_min")
+
 
 localrules:
     pcc_all,
@@ -30,7 +33,9 @@ rule pcc_fit:
         model="results/pcc/{dataset}/chain.pkl",
         info="results/pcc/{dataset}/fit.json",
     params:
-        cfg=config["pcc"],
+        # only what the fit reads: a change of the inference settings (table4, figure5, ...)
+        # does not refit the chain
+        cfg={k: v for k, v in config["pcc"].items() if k not in PCC_INFERENCE_KEYS},
     log:
         "logs/pcc/fit_{dataset}.log",
     benchmark:
