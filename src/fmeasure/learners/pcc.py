@@ -601,12 +601,21 @@ class ProbabilisticClassifierChain(BaseEstimator):
         budget = np.inf if max_expansions is None else int(max_expansions)
         step = max(1, int(self.chunk_size) // max(1, 64 * m))
         starts = range(0, n, step)
-        hits = 0
+        searched = hits = 0
         for s in progress(
             starts, desc=f"PCC joint mode: chunks of {step} instances", logger=logger, every=_PROGRESS_EVERY_S
         ):
-            H[s : s + step], P[s : s + step], k = _joint_mode_levelwise(A[s : s + step], self.coef_y_, frontier, budget)
-            hits += k
+            H[s : s + step], P[s : s + step], k, h = _joint_mode_levelwise(
+                A[s : s + step], self.coef_y_, frontier, budget
+            )
+            searched, hits = searched + k, hits + h
+        if searched:
+            logger.info(
+                "joint mode: %d of %d instance(s) exceeded the frontier cap of %d, finished by uniform-cost search",
+                searched,
+                n,
+                frontier,
+            )
         if hits:
             logger.warning(
                 "joint mode: %d of %d instance(s) reached max_expansions = %s prefixes; they keep the greedy path",
@@ -682,8 +691,8 @@ def _greedy_from_logits(A, V):
 def _joint_mode_levelwise(A, V, max_frontier, max_expansions=np.inf):
     """Level-by-level search for the joint mode of every instance of A (c, m) at once.
 
-    Returns the modes, their probabilities and the number of instances whose uniform-cost search
-    reached ``max_expansions`` (they keep the greedy path)."""
+    Returns the modes, their probabilities, the number of instances handed to the uniform-cost
+    search and the number of those that reached ``max_expansions`` (they keep the greedy path)."""
     n, m = A.shape
     best_h, best_lp = _greedy_from_logits(A, V)
     bound = best_lp - 1e-9  # rounding tolerance: never cut the greedy path itself
@@ -714,10 +723,6 @@ def _joint_mode_levelwise(A, V, max_frontier, max_expansions=np.inf):
         better = ll > best_lp[ii]
         best_h[ii[better]] = pp[better].astype(np.int8)
         best_lp[ii[better]] = ll[better]
-    if overflow:
-        logger.info(
-            "joint mode: %d instance(s) exceeded the frontier cap, finished by uniform-cost search", len(overflow)
-        )
     hits = 0
     for i in overflow:
         found = _uniform_cost_search(A[i], V, max_expansions)
@@ -725,7 +730,7 @@ def _joint_mode_levelwise(A, V, max_frontier, max_expansions=np.inf):
             hits += 1
         else:
             best_h[i], best_lp[i] = found
-    return best_h, np.exp(best_lp), hits
+    return best_h, np.exp(best_lp), len(overflow), hits
 
 
 def _uniform_cost_search(a, V, max_expansions=np.inf):
