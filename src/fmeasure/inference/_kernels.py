@@ -244,6 +244,19 @@ def _gather(L, row, total, side, li, size, ptr, es, ev):  # pragma: no cover - c
 
 
 @njit(cache=True, nogil=True)
+def _count_value(
+    L, row, total, side, li, size, empty, n, margin, W, ptr, es, ev, D, order, C, U, E, cs
+):  # pragma: no cover - compiled
+    """Best mean F of one group given by its counts (:func:`_gather`'s row and side), ``empty``
+    examples without labels and ``n`` examples in all: max(empty, max_k E_k) / n."""
+    q, top = _gather(L, row, total, side, li, size, ptr, es, ev)
+    if q == 0:
+        return empty / n
+    _, value = _solve(ptr, es, ev, q, top, W, empty, margin * n, 0.0, E, U, C, D, order, cs, False)
+    return value / n
+
+
+@njit(cache=True, nogil=True)
 def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no cover - compiled
     """Best mean F of groups of examples given by count vectors (the F-trees' split search).
 
@@ -260,22 +273,17 @@ def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no c
     none = np.empty(0)
     D, order, C, U, E, cs = _work(r, S)
     for g in range(k_groups):
-        q, top = _gather(Cu, g, none, 0, li, size, ptr, es, ev)
-        if q == 0:
-            out[g] = empty[g] / n[g]
-            continue
-        _, value = _solve(ptr, es, ev, q, top, W, empty[g], margin * n[g], 0.0, E, U, C, D, order, cs, False)
-        out[g] = value / n[g]
+        out[g] = _count_value(Cu, g, none, 0, li, size, empty[g], n[g], margin, W, ptr, es, ev, D, order, C, U, E, cs)
 
 
 @njit(cache=True, nogil=True)
-def gfm_split_values(L, rows, total, li, size, r, S, margin, out_left, out_right):  # pragma: no cover - compiled
+def gfm_split_values(L, rows, total, li, size, r, S, margin, out):  # pragma: no cover - compiled
     """Best mean F of both sides of many candidate splits of one node (the F-trees' inner loop).
 
     ``L`` (bins, w + 2): left-part counts at every bin of the node, w (label, count) columns then
     the empty count and the example count; column c is label ``li[c]`` (0..r-1, non-decreasing)
     with ``size[c] + 1`` labels. ``total`` (w + 2,): the node's counts. For candidate g (row
-    ``rows[g]`` of ``L``) fills ``out_left[g]`` and ``out_right[g]`` with the value of
+    ``rows[g]`` of ``L``) fills ``out[0, g]`` and ``out[1, g]`` with the value of
     :func:`gfm_count_values` on the left counts and on ``total`` minus them: the same numbers,
     without forming either side as an array. Each side's count bound is its own largest count.
     """
@@ -287,20 +295,7 @@ def gfm_split_values(L, rows, total, li, size, r, S, margin, out_left, out_right
     D, order, C, U, E, cs = _work(r, S)
     for g in range(len(rows)):
         row = rows[g]
-        for side in range(2):
-            if side == 0:
-                empty = float(L[row, w])
-                n = float(L[row, w + 1])
-            else:
-                empty = total[w] - float(L[row, w])
-                n = total[w + 1] - float(L[row, w + 1])
-            q, top = _gather(L, row, total, side, li, size, ptr, es, ev)
-            if q == 0:
-                value = empty / n
-            else:
-                _, v = _solve(ptr, es, ev, q, top, W, empty, margin * n, 0.0, E, U, C, D, order, cs, False)
-                value = v / n
-            if side == 0:
-                out_left[g] = value
-            else:
-                out_right[g] = value
+        empty, n = float(L[row, w]), float(L[row, w + 1])
+        out[0, g] = _count_value(L, row, total, 0, li, size, empty, n, margin, W, ptr, es, ev, D, order, C, U, E, cs)
+        empty, n = total[w] - empty, total[w + 1] - n
+        out[1, g] = _count_value(L, row, total, 1, li, size, empty, n, margin, W, ptr, es, ev, D, order, C, U, E, cs)

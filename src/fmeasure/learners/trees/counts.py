@@ -144,15 +144,14 @@ def gfm_values(C, m, smax, columns=None):
     columns = columns[used]
     if not len(columns):
         return C[:, -2] / n  # no group has a label: the empty prediction
-    labels, li = np.unique(columns // smax, return_inverse=True)
-    size = columns % smax
+    li, size, r, S = _layout(columns, smax)
     out = np.empty(len(C))
     gfm_count_values(
         np.ascontiguousarray(C[:, used]),
-        li.astype(np.int64),
-        size.astype(np.int64),
-        len(labels),
-        int(size.max()) + 1,
+        li,
+        size,
+        r,
+        S,
         np.ascontiguousarray(C[:, -2]),
         n,
         _MARGIN,
@@ -192,22 +191,20 @@ def split_values(L, rows, total, smax, columns):
     >>> left.tolist(), right.round(4).tolist()     # {[1, 1]} | {[0, 0], [0, 1]}
     ([1.0], [0.5])
     """
+    li, size, r, S = _layout(columns, smax)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    out = np.empty((2, len(rows)))
+    if len(rows):
+        gfm_split_values(
+            np.ascontiguousarray(L), rows, np.ascontiguousarray(total, dtype=np.float64), li, size, r, S, _MARGIN, out
+        )
+    return out[0], out[1]
+
+
+def _layout(columns, smax):
+    """The kernels' view of (label, count) columns ``label * smax + count - 1`` (label by label,
+    counts increasing): each column's label renumbered 0..r-1, its count - 1, r and the count bound S."""
     columns = np.asarray(columns)
     labels, li = np.unique(columns // smax, return_inverse=True)
     size = (columns % smax).astype(np.int64)
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    left, right = np.empty(len(rows)), np.empty(len(rows))
-    if len(rows):
-        gfm_split_values(
-            np.ascontiguousarray(L),
-            rows,
-            np.ascontiguousarray(total, dtype=np.float64),
-            li.astype(np.int64),
-            size,
-            max(1, len(labels)),
-            int(size.max()) + 1 if len(size) else 1,
-            _MARGIN,
-            left,
-            right,
-        )
-    return left, right
+    return li.astype(np.int64), size, max(1, len(labels)), int(size.max()) + 1 if len(size) else 1
