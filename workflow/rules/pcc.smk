@@ -12,11 +12,11 @@ STAGE_TARGETS["pcc"] = [
 ]
 
 
+from fmeasure.experiments.pcc import fit_config as pcc_fit_config
+
+
 wildcard_constraints:
     n_samples="[0-9]+",
-
-# pcc keys that only inference jobs read, and the cluster settings: not parameters of the fit
-PCC_INFERENCE_KEYS = ("table4", "figure5", "exact_max_labels", "fit_threads", "mem_mb", "runtime_min")
 
 
 localrules:
@@ -33,9 +33,8 @@ rule pcc_fit:
         model="results/pcc/{dataset}/chain.pkl",
         info="results/pcc/{dataset}/fit.json",
     params:
-        # only what the fit reads: a change of the inference settings (table4, figure5, ...)
-        # does not refit the chain
-        cfg={k: v for k, v in config["pcc"].items() if k not in PCC_INFERENCE_KEYS},
+        # only what the fit reads: changing an inference setting does not refit the chain
+        cfg=pcc_fit_config(config["pcc"]),
     log:
         "logs/pcc/fit_{dataset}.log",
     benchmark:

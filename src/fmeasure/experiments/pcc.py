@@ -43,6 +43,16 @@ METHOD_NAMES = METHOD_LABELS
 DIRECTIONS = MEASURE_DIRECTIONS
 
 
+#: Keys of the ``pcc`` config block that :func:`make_chain` reads: the parameters of the fit.
+FIT_KEYS = ("Cs", "cv", "seed", "standardize", "chunk_size", "block_size", "scoring")
+
+
+def fit_config(cfg: dict) -> dict:
+    """The part of the ``pcc`` config block the fit reads (the fit job's params: changing an
+    inference setting such as ``table4`` or ``figure5`` does not refit the chain)."""
+    return {k: v for k, v in cfg.items() if k in FIT_KEYS}
+
+
 def make_chain(cfg: dict, n_jobs: int | None = None) -> ProbabilisticClassifierChain:
     """A :class:`ProbabilisticClassifierChain` configured from the ``pcc`` config block."""
     return ProbabilisticClassifierChain(
