@@ -84,7 +84,7 @@ def run_trees(
     predictions=("pooled", "vote"),
     max_depth=None,
     min_samples_leaf=5,
-    max_bins=255,
+    max_bins=32,
     min_gain=0.0,
     max_features="sqrt",
     bootstrap=True,

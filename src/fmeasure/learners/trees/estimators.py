@@ -83,11 +83,13 @@ class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstim
         Depth limit (0: the root is a leaf).
     min_samples_leaf : int, default=1
         Fewest training examples in a leaf; a node with fewer than twice this is not split.
-    max_bins : int or None, default=255
+    max_bins : int or None, default=32
         Candidate thresholds per attribute: every midpoint between distinct training values if
         the attribute has at most ``max_bins`` distinct values, else ``max_bins - 1`` of them at
-        quantiles. 255 bounds the cost of a node's batched GFM by the number of bins rather than
-        the number of examples; ``None`` keeps every distinct value.
+        quantiles. Each candidate costs one exact GFM per side, so a large node's split search
+        costs about d * max_bins GFMs; 32 rather than the 255 of histogram tree learners keeps
+        that small for the same test F within noise (see docs/trees.md). ``None`` keeps every
+        distinct value.
     min_gain : float, default=0.0
         A node is split only if the best Q exceeds the node's own F(N) by more than this
         (F(N) <= Q always). A node with F(N) = 1 is never split.
@@ -123,7 +125,7 @@ class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstim
     """
 
     def __init__(
-        self, max_depth=None, min_samples_leaf=1, max_bins=255, min_gain=0.0, max_features=None, random_state=None
+        self, max_depth=None, min_samples_leaf=1, max_bins=32, min_gain=0.0, max_features=None, random_state=None
     ):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
@@ -417,7 +419,7 @@ class BaggedFMeasureTrees(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, Ba
         bootstrap=True,
         max_depth=None,
         min_samples_leaf=1,
-        max_bins=255,
+        max_bins=32,
         min_gain=0.0,
         max_features=None,
         n_jobs=None,
