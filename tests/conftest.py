@@ -1,18 +1,48 @@
-"""Fixtures shared by several test modules."""
+"""Fixtures shared by several test modules, and the order in which modules are handed out."""
+
+import json
+import os
+import tempfile
+from pathlib import Path
 
 import pytest
 from _workflow import run_snakemake
+from filelock import FileLock
+
+#: Modules that run the whole workflow, longest first. Collected first, they start at once on the
+#: pytest-xdist workers (pyproject.toml: ``--dist loadfile``) instead of last, and the short
+#: modules fill the time around them.
+LONG_MODULES = ("test_slurm.py", "test_workflow_smoke.py", "test_scaling.py", "test_peers_workflow.py")
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item):
+        name = item.path.name
+        return LONG_MODULES.index(name) if name in LONG_MODULES else len(LONG_MODULES)
+
+    items.sort(key=rank)  # stable: the order within and among the other modules is kept
 
 
 @pytest.fixture(scope="session")
 def smoke_output(tmp_path_factory):
     """The full smoke run of the test session: its folder and Snakemake's output.
 
-    Once per pytest process: with pytest-xdist's ``--dist loadfile`` (pyproject.toml) the smoke
-    module and the Slurm module may land on two workers, and each then makes its own run."""
-    workdir = tmp_path_factory.mktemp("smoke")
-    out = run_snakemake(workdir)
-    return workdir, out.stdout + out.stderr
+    One run per session, shared by the pytest-xdist workers: the first worker that needs it runs it
+    under a lock in the session's common temporary folder, the others wait and read it. Tests only
+    read it; a test that runs Snakemake again copies what it needs first."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # a single process (-n 0)
+        workdir = tmp_path_factory.mktemp("smoke")
+        out = run_snakemake(workdir)
+        return workdir, out.stdout + out.stderr
+    shared = tmp_path_factory.getbasetemp().parent  # the same folder for every worker of the session
+    done = shared / "smoke-run.json"
+    with FileLock(str(shared / "smoke-run.lock")):
+        if not done.is_file():
+            workdir = Path(tempfile.mkdtemp(prefix="smoke-", dir=shared))  # a failed attempt keeps its own
+            out = run_snakemake(workdir)
+            done.write_text(json.dumps({"workdir": str(workdir), "output": out.stdout + out.stderr}))
+    record = json.loads(done.read_text())
+    return Path(record["workdir"]), record["output"]
 
 
 @pytest.fixture(scope="session")
