@@ -168,7 +168,9 @@ def _knn_files(tmp_path, mm_better: bool):
         },
         index=[0],
     )
-    t3 = pd.DataFrame({"dataset": ["scene"], "method": ["MM"], "l": [10], "search_s": [2.0], "inference_s": [1.0]})
+    t3 = pd.DataFrame(
+        {"dataset": ["scene"], "method": ["MM"], "l": [10], "search_time_s": [2.0], "inference_time_s": [1.0]}
+    )
     t2.to_csv(tmp_path / "t2.csv", index=False)
     t3.to_csv(tmp_path / "t3.csv", index=False)
     return [inst], tmp_path / "t2.csv", tmp_path / "t3.csv"

@@ -42,7 +42,7 @@ def _table6(rml_scene=74.0, efp_enron=62.5, ib_yeast=67.0):
             "RML": 57.7,
         },
     }.items():
-        rows += [{"dataset": d, "section": "paper", "method": m, "f": v, "paper_f": v} for m, v in vals.items()]
+        rows += [{"dataset": d, "section": "paper", "method": m, "f": v, "f_paper": v} for m, v in vals.items()]
     return pd.DataFrame(rows)
 
 

@@ -64,7 +64,7 @@ def _instances(means, n=2000, noise=0.0, seed=0):
 
 def _table6(scene):
     return pd.DataFrame(
-        [{"dataset": "scene", "section": "paper", "method": m, "f": v, "paper_f": v} for m, v in scene.items()]
+        [{"dataset": "scene", "section": "paper", "method": m, "f": v, "f_paper": v} for m, v in scene.items()]
     )
 
 

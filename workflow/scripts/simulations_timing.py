@@ -12,7 +12,7 @@ times = time_methods(
     t["n_labels"],
     n_train=t["n_train"],
     repeats=t["repeats"],
-    inner=t["inner_repeats"],
+    inner=t["timing_best_of"],
     seed=snakemake.params.sim["seed"],
     sim=snakemake.params.sim,
 )  # noqa: F821

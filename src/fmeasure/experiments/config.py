@@ -221,7 +221,7 @@ def exit_on_config_error(func, *args, **kwargs):
 STAGE_TABLES = {"pcc": "table4", "parametric": "table5"}
 #: PCC config keys that only change inference: settings touching only these reuse the stage's chain.
 PCC_INFERENCE_KEYS = frozenset(
-    {"table4", "chunk_size", "block_size", "exact_max_labels", "figure5", "fit_threads", "mem_mb", "runtime_min"}
+    {"table4", "chunk_size", "block_size", "exact_max_labels", "figure5", "threads", "mem_mb", "runtime_min"}
 )
 
 

@@ -34,7 +34,7 @@ MEASURES = {
 
 
 def run_knn(
-    ds, *, neighbours, methods, jaccard_empty=1.0, timing_repeats=1, return_instances=False, **estimator_params
+    ds, *, neighbours, methods, jaccard_empty=1.0, timing_best_of=1, return_instances=False, **estimator_params
 ):
     """Evaluate kNN with each inference method and neighbourhood size on one dataset.
 
@@ -48,7 +48,7 @@ def run_knn(
         Inference methods, from ``{"mm", "jm", "fm", "gfm"}``.
     jaccard_empty : float
         Jaccard index of an empty prediction for an empty label set.
-    timing_repeats : int
+    timing_best_of : int
         Each timed step runs this many times; the smallest time is kept.
     return_instances : bool
         Also return the per-instance scores (for the bootstrap of the findings).
@@ -60,8 +60,8 @@ def run_knn(
     -------
     DataFrame
         One row per (l, method): ``dataset, l, method`` (upper case), the four measures in %,
-        ``search_s`` (neighbour search for this l, shared by the methods), ``inference_s``
-        (gathering labels, estimation, inference) and ``time_s = search_s + inference_s``.
+        ``search_time_s`` (neighbour search for this l, shared by the methods), ``inference_time_s``
+        (gathering labels, estimation, inference) and ``time_s = search_time_s + inference_time_s``.
         With ``return_instances=True``, a pair ``(table, instances)``: ``instances`` has one row per
         (l, method, test instance) with the four measures in %.
 
@@ -81,18 +81,18 @@ def run_knn(
     rows, inst = [], []
     for l in neighbours:
         est.set_params(n_neighbors=int(l))
-        t_search, (_, ind) = best_of(lambda: est.kneighbors(ds.X_test), max(1, int(timing_repeats)))
+        t_search, (_, ind) = best_of(lambda: est.kneighbors(ds.X_test), max(1, int(timing_best_of)))
         for method in methods:
             est.set_params(inference=method)
-            t_inf, H = best_of(lambda: est.predict_from_neighbors(ind), max(1, int(timing_repeats)))
+            t_inf, H = best_of(lambda: est.predict_from_neighbors(ind), max(1, int(timing_best_of)))
             rows.append(
                 {
                     "dataset": ds.name,
                     "l": int(l),
                     "method": method.upper(),
                     **{k: 100 * v.mean() for k, v in metrics.per_instance(Y, H, jaccard_empty=jaccard_empty).items()},
-                    "search_s": t_search,
-                    "inference_s": t_inf,
+                    "search_time_s": t_search,
+                    "inference_time_s": t_inf,
                     "time_s": t_search + t_inf,
                     "n_test": Y.shape[0],
                     "n_test_empty": int((Y.sum(axis=1) == 0).sum()),
@@ -203,7 +203,9 @@ def write_tables(results, *, table2_csv, table2_md, table3_csv, table3_md, capti
     )
     write_table(t2, table2_csv, table2_md, caption=caption2, md_df=md2, bold=bold2)
 
-    t3 = beside_paper(results[keys + ["search_s", "inference_s", "time_s"]], paper_numbers("table3"), keys, ["time_s"])
+    t3 = beside_paper(
+        results[keys + ["search_time_s", "inference_time_s", "time_s"]], paper_numbers("table3"), keys, ["time_s"]
+    )
     t3["time_ratio_paper_over_ours"] = t3["time_s_paper"] / t3["time_s"]
     md3, _ = _paper_layout(t3, {"time_s": "time [s]"}, 3)
     caption3 = f"{caption3} {speed_sentence(t3['time_ratio_paper_over_ours'])}".strip()
@@ -255,10 +257,10 @@ def write_findings(
         ),
     )
     t3 = pd.read_csv(table3_csv)
-    dom = t3.search_s > t3.inference_s
+    dom = t3.search_time_s > t3.inference_time_s
     cat = F.paper_claims().set_index("claim_id")
     v = "confirmed" if dom.all() else "contradicted" if not dom.any() else "not confirmed"
-    ratio = (t3.search_s / t3.inference_s.where(t3.inference_s > 0)).median()
+    ratio = (t3.search_time_s / t3.inference_time_s.where(t3.inference_time_s > 0)).median()
     rows.append(
         F.finding(
             "table3",

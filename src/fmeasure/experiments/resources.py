@@ -56,7 +56,7 @@ STAGES = {
     },
     "pcc_fit": {
         "block": "pcc",
-        "threads": "fit_threads",
+        "threads": "threads",
         "mem": (1000, {"cells": 100}),
         "runtime": (30, {"fit": 600}),
     },

@@ -282,24 +282,24 @@ CAPTION = (
 
 
 def write_table6(table: pd.DataFrame, csv_path, md_path, caption: str = CAPTION) -> pd.DataFrame:
-    """Write Table 6 (tidy CSV with ``paper_*`` columns beside ours; paper-like Markdown)."""
-    paper = paper_numbers("table6").rename(columns={c: f"paper_{c}" for c in ["setting", *VALUES]})
+    """Write Table 6 (tidy CSV with ``*_paper`` columns beside ours; paper-like Markdown)."""
+    paper = paper_numbers("table6").rename(columns={c: f"{c}_paper" for c in ["setting", *VALUES]})
     out = table.merge(paper, on=["dataset", "method"], how="left")
-    out.loc[out.section != "paper", [c for c in out.columns if c.startswith("paper_")]] = np.nan
-    order = ["dataset", "section", "method", "setting", "paper_setting"]
+    out.loc[out.section != "paper", [c for c in out.columns if c.endswith("_paper")]] = np.nan
+    order = ["dataset", "section", "method", "setting", "setting_paper"]
     for v in VALUES:
-        order += [v, f"paper_{v}"]
+        order += [v, f"{v}_paper"]
     out = out[order]
     in_paper = out.section == "paper"
     bold_src = best_mask(
         out[in_paper],
         {
             "f": "max",
-            "paper_f": "max",
+            "f_paper": "max",
             "train_time_s": "min",
-            "paper_train_time_s": "min",
+            "train_time_s_paper": "min",
             "inference_time_s": "min",
-            "paper_inference_time_s": "min",
+            "inference_time_s_paper": "min",
         },
         by="dataset",
         atol=5e-3,
@@ -319,12 +319,12 @@ def write_table6(table: pd.DataFrame, csv_path, md_path, caption: str = CAPTION)
             row = {"Dataset": d, "Method": name}
             brow = {}
             for v in VALUES:
-                for col, src in ((labels[v], v), (f"{labels[v]} paper", f"paper_{v}")):
+                for col, src in ((labels[v], v), (f"{labels[v]} paper", f"{v}_paper")):
                     x = r[src]
                     row[col] = "" if pd.isna(x) else fmts[v].format(x)
                     brow[col] = bool(in_paper[i] and bold_src.loc[i, src])
-            if isinstance(r.paper_setting, str) and r.paper_setting and r.paper_setting != r.setting:
-                row["Method"] += f" [paper: {r.paper_setting}]"
+            if isinstance(r.setting_paper, str) and r.setting_paper and r.setting_paper != r.setting:
+                row["Method"] += f" [paper: {r.setting_paper}]"
             md_rows.append(row)
             bold_rows.append(brow)
     md = pd.DataFrame(md_rows).fillna("")
@@ -498,11 +498,7 @@ def run_findings(
     t = t[t.get("section", "paper") == "paper"] if "section" in t.columns else t
     inst = instances if instances is not None else pd.DataFrame(columns=["dataset", "method", "instance", "f"])
     cat = paper_claims().set_index("claim_id")
-    rows = [
-        deviation_finding(
-            "table6", t.rename(columns={"paper_f": "f_paper"}), ["f"], threshold=deviation_points, link=link, cat=cat
-        )
-    ]
+    rows = [deviation_finding("table6", t, ["f"], threshold=deviation_points, link=link, cat=cat)]
 
     def f_of(d, m):
         v = t[(t.dataset == d) & (t.method == m)]["f"]
