@@ -12,7 +12,19 @@ from filelock import FileLock
 #: Modules that run the whole workflow, longest first. Collected first, they start at once on the
 #: pytest-xdist workers (pyproject.toml: ``--dist loadfile``) instead of last, and the short
 #: modules fill the time around them.
-LONG_MODULES = ("test_slurm.py", "test_workflow_smoke.py", "test_scaling.py", "test_peers_workflow.py")
+LONG_MODULES = (
+    "test_slurm.py",
+    "test_workflow_rerun.py",
+    "test_workflow_smoke.py",
+    "test_peers_workflow.py",
+    "test_scaling.py",
+)
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker per core plus one. The Slurm comparison spends most of its time
+    waiting for the cluster's job states; the extra worker runs other modules meanwhile."""
+    return (os.cpu_count() or 1) + 1
 
 
 def pytest_collection_modifyitems(items):

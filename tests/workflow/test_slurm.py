@@ -200,14 +200,12 @@ def test_slurm_cluster_runs_a_batch_job(slurm_cluster, tmp_path):
 
 
 @needs_cluster
-def test_slurm_smoke_run_matches_local_run(slurm_cluster, smoke_output, tmp_path, record_property):
+def test_slurm_smoke_run_matches_local_run(slurm_cluster, request, tmp_path, record_property):
     if not (SNAKEFILE.exists() and SMOKE.exists()):
         pytest.fail(f"{SNAKEFILE} or {SMOKE} missing: nothing to run on the cluster")
     if not Path(DATA_MIRROR).is_dir():
         pytest.fail(f"data mirror {DATA_MIRROR} not found: set FMEASURE_DATA_MIRROR")
     common = ["--snakefile", str(SNAKEFILE), "--configfile", str(SMOKE), "--nocolor"]
-    # the local run to compare with: the session's smoke run (conftest.py), same config
-    local_dir, local_out = smoke_output
     slurm_dir = tmp_path / "slurm"
     slurm_dir.mkdir()
     slurm_run = _Run(
@@ -229,6 +227,9 @@ def test_slurm_smoke_run_matches_local_run(slurm_cluster, smoke_output, tmp_path
         slurm_out = slurm_run.finish()
     finally:
         slurm_run.kill()
+    # the local run to compare with: the session's smoke run (conftest.py), same config; fetched
+    # after the cluster run, so that both can run at once on two workers
+    local_dir, local_out = request.getfixturevalue("smoke_output")
     record_property("slurm_seconds", round(slurm_run.seconds, 1))
     print(f"\nsmoke run wall time on the cluster: {slurm_run.seconds:.1f} s")
 

@@ -2,19 +2,16 @@
 
 A broken rule, script or input function fails here. The run happens in a temporary working
 directory with the data slices shipped in tests/data as its only mirror (no network, no other
-mirror), so the repository stays clean. A second run, killed mid-job and then resumed, must
-reproduce every table (time columns aside).
+mirror), so the repository stays clean. test_workflow_rerun.py checks that a second run, killed
+mid-job and resumed, reproduces every table.
 """
 
 import os
 import shutil
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pandas as pd
-import psutil  # a dependency of Snakemake
 import pytest
 import yaml
 from _browser import check_page, chromium
@@ -159,46 +156,6 @@ def test_changing_an_inference_setting_of_pcc_does_not_refit_the_chain(smoke_run
     assert out.returncode == 0, text[-3000:]
     assert "rule pcc_curve:" in text and "rule pcc_table4_rows:" in text, text[-3000:]  # the change is seen
     assert "rule pcc_fit:" not in text, text[-3000:]
-
-
-COMPUTE_SCRIPTS = ("parametric_fit_predict", "pcc_fit", "knn_run", "simulations_run")
-
-
-def test_sigkill_of_a_running_compute_job_then_rerun_reproduces_every_table(smoke_run, tmp_path):
-    # A run killed mid-job, then a rerun of the whole workflow in the same folder: it resumes, and
-    # every table is computed again here (only the parsed data are copied) and equals the smoke run's.
-    workdir = tmp_path / "killed"
-    shutil.copytree(smoke_run / "data", workdir / "data")
-    env = snakemake_env(MIRROR)
-    cmd = snakemake_cmd(workdir, "--cores", "1", "--config", "stages=data,knn,pcc,parametric", "--quiet", "progress")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    killed = None
-    deadline = time.monotonic() + 600
-    try:
-        while killed is None and proc.poll() is None and time.monotonic() < deadline:
-            for child in psutil.Process(proc.pid).children(recursive=True):
-                try:
-                    line = " ".join(child.cmdline())
-                    running_for = time.time() - child.create_time()
-                except psutil.Error:
-                    continue
-                # A compute script that has been running for a while: past its imports, mid-way.
-                if ".snakemake/scripts/" in line and any(s in line for s in COMPUTE_SCRIPTS) and running_for > 1.5:
-                    child.send_signal(signal.SIGKILL)
-                    killed = line
-                    break
-            time.sleep(0.05)
-        output, _ = proc.communicate(timeout=600)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert killed is not None, "no compute job was seen running"
-    assert proc.returncode != 0, output[-2000:]
-    _run(workdir)
-    first, again = _tables(smoke_run), _tables(workdir)
-    assert first and first.keys() == again.keys()
-    for name in first:
-        pd.testing.assert_frame_equal(first[name], again[name], check_exact=False, rtol=1e-12, obj=name)
 
 
 def test_smoke_run_builds_the_ablations(smoke_run):
