@@ -40,8 +40,9 @@ def smoke_output(tmp_path_factory):
     """The full smoke run of the test session: its folder and Snakemake's output.
 
     One run per session, shared by the pytest-xdist workers: the first worker that needs it runs it
-    under a lock in the session's common temporary folder, the others wait and read it. Tests only
-    read it; a test that runs Snakemake again copies what it needs first."""
+    under a lock in the session's common temporary folder, the others wait and read it. Tests may
+    make dry runs and ``--report`` in it (they write nothing under results/ or logs/, which the
+    Slurm comparison reads); a test that computes again does so in its own folder."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # a single process (-n 0)
         workdir = tmp_path_factory.mktemp("smoke")
         out = run_snakemake(workdir)
