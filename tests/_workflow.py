@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 from _mirror import ROOT, TEST_DATA, snakemake_env
 
 SMOKE_CONFIG = ROOT / "config" / "smoke.yaml"
@@ -37,3 +38,18 @@ def run_snakemake(
     if check:
         assert out.returncode == 0, f"snakemake failed:\n{out.stdout[-4000:]}\n{out.stderr[-8000:]}"
     return out
+
+
+def untimed_tables(workdir: Path) -> dict:
+    """Every ``results/tables/*.csv`` of a run, without the columns of measured times (name holding
+    "time" or "second", or ending in "_s": the rule of tools/compare_tables.py), by file name."""
+    tables = {}
+    for path in sorted((workdir / "results" / "tables").glob("*.csv")):
+        df = pd.read_csv(path)
+        keep = [
+            c
+            for c in df.columns
+            if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")
+        ]
+        tables[path.name] = df[keep]
+    return tables

@@ -13,24 +13,12 @@ import pandas as pd
 import psutil  # a dependency of Snakemake
 import pytest
 from _mirror import TEST_DATA, snakemake_env
-from _workflow import run_snakemake, snakemake_cmd
+from _workflow import run_snakemake, snakemake_cmd, untimed_tables
 
 pytestmark = pytest.mark.e2e  # runs the Snakemake engine
 
 #: Scripts that compute (past their imports, they are mid-way through real work when killed).
 COMPUTE_SCRIPTS = ("parametric_fit_predict", "pcc_fit", "knn_run", "simulations_run")
-#: Time columns differ between any two runs (the convention of tools/compare_tables.py).
-TIMED = ("time", "second")
-
-
-def _tables(workdir) -> dict:
-    tables = {}
-    for path in sorted((workdir / "results" / "tables").glob("*.csv")):
-        df = pd.read_csv(path)
-        tables[path.name] = df[
-            [c for c in df.columns if not any(t in c.lower() for t in TIMED) and not c.lower().endswith("_s")]
-        ]
-    return tables
 
 
 def _kill_first_compute_job(cmd, env) -> tuple[str | None, int, str]:
@@ -69,7 +57,7 @@ def test_sigkill_of_a_running_compute_job_then_rerun_reproduces_every_table(requ
     # the whole workflow in the same folder: the killed job's outputs are redone, the rest resumes
     run_snakemake(workdir, "--quiet", "progress")
     smoke_run = request.getfixturevalue("smoke_run")  # waits for the session's smoke run if need be
-    first, again = _tables(smoke_run), _tables(workdir)
+    first, again = untimed_tables(smoke_run), untimed_tables(workdir)
     assert first and first.keys() == again.keys()
     for name in first:
         pd.testing.assert_frame_equal(first[name], again[name], check_exact=False, rtol=1e-12, obj=name)

@@ -30,19 +30,6 @@ def _run(workdir: Path, *extra):
     return run_snakemake(workdir, "--quiet", "progress", *extra)
 
 
-def _tables(workdir: Path) -> dict:
-    tables = {}
-    for path in sorted((workdir / "results" / "tables").glob("*.csv")):
-        df = pd.read_csv(path)
-        keep = [
-            c
-            for c in df.columns
-            if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")
-        ]
-        tables[path.name] = df[keep]
-    return tables
-
-
 def test_smoke_run_builds_table1_and_report(smoke_run):
     t1 = pd.read_csv(smoke_run / "results" / "tables" / "table1.csv")
     assert t1.dataset.tolist() == ["scene-small", "yeast-small"]
