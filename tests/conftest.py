@@ -9,15 +9,18 @@ import pytest
 from _workflow import run_snakemake
 from filelock import FileLock
 
-#: Modules that run the whole workflow, longest first. Collected first, they start at once on the
-#: pytest-xdist workers (pyproject.toml: ``--dist loadfile``) instead of last, and the short
-#: modules fill the time around them.
+#: Modules that run the workflow, handed out first and in this order (pyproject.toml: ``--dist
+#: loadfile --no-loadscope-reorder``); the short modules fill the time around them. pytest-xdist
+#: gives a worker the next module when at most two of its tests are pending: the kill-and-rerun
+#: test (one test) runs the session's smoke run through its fixture and gets the smoke module
+#: behind it, which reads that run; the Slurm comparison starts its cluster run at once.
 LONG_MODULES = (
-    "test_slurm.py",
     "test_workflow_rerun.py",
-    "test_workflow_smoke.py",
-    "test_peers_workflow.py",
+    "test_slurm.py",
     "test_scaling.py",
+    "test_workflow_smoke.py",
+    "test_workflow_nominal.py",
+    "test_peers_workflow.py",
 )
 
 

@@ -143,6 +143,7 @@ def _snakemake(*args, cwd):
     )
 
 
+@pytest.mark.e2e  # runs the Snakemake engine
 @pytest.mark.parametrize(
     "override, key",
     [
@@ -159,6 +160,7 @@ def test_schema_stops_a_misspelt_key_or_wrong_type_naming_it(tmp_path, override,
     assert key in out.stderr + out.stdout
 
 
+@pytest.mark.e2e  # runs the Snakemake engine
 def test_lint_is_clean(tmp_path):
     out = _snakemake("--lint", cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr

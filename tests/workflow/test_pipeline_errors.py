@@ -9,6 +9,8 @@ import pytest
 from _mirror import ROOT, TEST_DATA
 from _workflow import run_snakemake
 
+pytestmark = pytest.mark.e2e  # runs the Snakemake engine
+
 SMOKE = ROOT / "config" / "smoke.yaml"
 SCENE_TRAIN_SHA = "2e75fe0eab11477c7b9266619b557dc899c72534bb2ba0fe125d215f64e4c0b2"
 

@@ -73,6 +73,7 @@ def test_counts_come_from_the_sidecar_when_it_exists(tmp_path):
     }
 
 
+@pytest.mark.e2e  # runs the Snakemake engine
 def test_workflow_asks_the_formula_for_a_mediamill_sized_job(tmp_path):
     """The rules' resources come from the get_* callables of common.smk (dry run, real engine)."""
     out = subprocess.run(

@@ -72,35 +72,6 @@ needs_cluster = pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_
 pytestmark = [pytest.mark.timeout(3 * RUN_TIMEOUT), pytest.mark.e2e, pytest.mark.slurm]
 
 
-def test_slurm_profile_is_accepted_by_snakemake_and_plugin():
-    """A dry run through the profile: every key is a valid option of this Snakemake/plugin.
-
-    Runs without a cluster (and without root), so a typo or an option renamed by a plugin
-    release fails here too.
-    """
-    pytest.importorskip("snakemake_executor_plugin_slurm")
-    res = subprocess.run(
-        [
-            *SNAKEMAKE,
-            "--snakefile",
-            str(SNAKEFILE),
-            "--configfile",
-            str(SMOKE),
-            "--profile",
-            str(PROFILE),
-            "--dry-run",
-            "--quiet",
-            "all",
-        ],
-        cwd=REPO,
-        env=_env(os.environ),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-4000:]
-
-
 @pytest.fixture(scope="module")
 def slurm_cluster(tmp_path_factory):
     """A running single-node Slurm cluster for this module; stopped afterwards."""
@@ -179,26 +150,8 @@ def _env(base: dict) -> dict:
     return env
 
 
-@needs_cluster
-def test_slurm_cluster_runs_a_batch_job(slurm_cluster, tmp_path):
-    """The harness itself: a job submitted with sbatch runs and is recorded as completed."""
-    env = slurm_cluster.env()
-    res = subprocess.run(
-        ["sbatch", "--parsable", "-o", str(tmp_path / "out.txt"), "--wrap", "echo $SLURM_JOB_ID"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    )
-    jobid = res.stdout.strip().split(";")[0]
-    deadline = time.monotonic() + 60
-    while jobid not in slurm_cluster.completed_jobs() and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert slurm_cluster.completed_jobs()[jobid]["JobState"] == "COMPLETED"
-    assert (tmp_path / "out.txt").read_text().strip() == jobid
-
-
+# The comparison comes first in this module: pytest-xdist gives its worker no other module while
+# more than two of this module's tests are pending, so no module waits behind the cluster run.
 @needs_cluster
 def test_slurm_smoke_run_matches_local_run(slurm_cluster, request, tmp_path, record_property):
     if not (SNAKEFILE.exists() and SMOKE.exists()):
@@ -272,3 +225,52 @@ def test_slurm_smoke_run_matches_local_run(slurm_cluster, request, tmp_path, rec
 
     # Rule logs come back to the working directory, as in a local run.
     assert _files(slurm_dir / "logs") == _files(local_dir / "logs")
+
+
+def test_slurm_profile_is_accepted_by_snakemake_and_plugin():
+    """A dry run through the profile: every key is a valid option of this Snakemake/plugin.
+
+    Runs without a cluster (and without root), so a typo or an option renamed by a plugin
+    release fails here too.
+    """
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    res = subprocess.run(
+        [
+            *SNAKEMAKE,
+            "--snakefile",
+            str(SNAKEFILE),
+            "--configfile",
+            str(SMOKE),
+            "--profile",
+            str(PROFILE),
+            "--dry-run",
+            "--quiet",
+            "all",
+        ],
+        cwd=REPO,
+        env=_env(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-4000:]
+
+
+@needs_cluster
+def test_slurm_cluster_runs_a_batch_job(slurm_cluster, tmp_path):
+    """The harness itself: a job submitted with sbatch runs and is recorded as completed."""
+    env = slurm_cluster.env()
+    res = subprocess.run(
+        ["sbatch", "--parsable", "-o", str(tmp_path / "out.txt"), "--wrap", "echo $SLURM_JOB_ID"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    jobid = res.stdout.strip().split(";")[0]
+    deadline = time.monotonic() + 60
+    while jobid not in slurm_cluster.completed_jobs() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert slurm_cluster.completed_jobs()[jobid]["JobState"] == "COMPLETED"
+    assert (tmp_path / "out.txt").read_text().strip() == jobid
