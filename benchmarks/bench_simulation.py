@@ -47,9 +47,9 @@ def row(name, ours, ref):
 def main():
     threadpool_limits(1)
     print(f"{'case':<58s} {'ours':>11s} {'reference':>11s} {'ratio':>9s}")
-    for kind in S.DATA_MODELS:
-        model = SE.make_model(kind, 0, SIM)
-        test = model.sample(SIM["n_test"], S.stream(1, kind, 0, "test"))
+    for data_model in S.DATA_MODELS:
+        model = SE.make_model(data_model, 0, SIM)
+        test = model.sample(SIM["n_test"], S.stream(1, data_model, 0, "test"))
         rng = np.random.default_rng(0)
         H = (rng.random((20, 25)) < 0.5).astype(np.int8)
         t_ours, _ = timed(lambda: S.TestStatistics.from_sample(test).evaluate(H))
@@ -61,7 +61,7 @@ def main():
                     f(test, Hrep).mean()
 
         t_ref, _ = timed(naive)
-        row(f"score 20 predictions on 100,000 {kind} test rows", t_ours, t_ref)
+        row(f"score 20 predictions on 100,000 {data_model} test rows", t_ours, t_ref)
     m = 20
     chain = SE.make_model("chain", 0, dict(SIM, n_labels=m))
     t_ours, fast = timed(lambda: chain.summary())
@@ -76,9 +76,9 @@ def main():
     t_ref, P = timed(naive_summary)
     assert np.allclose(P, fast.P)
     row(f"exact chain summary, m = {m} (all 2^{m} vectors)", t_ours, t_ref)
-    for kind in S.DATA_MODELS:
-        t, _ = timed(lambda: SE.run_model(kind, 0, SIM))
-        print(f"{'one model, full protocol (' + kind + ')':<58s} {t:9.3f} s")
+    for data_model in S.DATA_MODELS:
+        t, _ = timed(lambda: SE.run_model(data_model, 0, SIM))
+        print(f"{'one model, full protocol (' + data_model + ')':<58s} {t:9.3f} s")
 
 
 if __name__ == "__main__":

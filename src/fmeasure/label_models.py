@@ -48,7 +48,7 @@ METHODS = tuple(inference.METHOD_LABELS[k] for k in inference.SAMPLE_METHODS)
 MEASURE_SIGN = {k: 1 if d == "max" else -1 for k, d in MEASURE_DIRECTIONS.items()}
 SCALE_KINDS = ("variance", "std")
 
-_KIND_ID = {"independent": 1, "chain": 2}
+_DATA_MODEL_ID = {"independent": 1, "chain": 2}
 _PURPOSE_ID = {"weights": 1, "test": 2, "train": 3, "timing": 4}
 _MAX_EXACT_LABELS = 26
 
@@ -57,14 +57,14 @@ _MAX_EXACT_LABELS = 26
 # seeds
 
 
-def stream(seed: int, kind: str, model: int, purpose: str, index: int = 0) -> np.random.Generator:
+def stream(seed: int, data_model: str, model: int, purpose: str, index: int = 0) -> np.random.Generator:
     """Independent random generator for one (data model, model index, purpose, index).
 
     Parameters
     ----------
     seed : int
         The experiment seed (config ``simulations.seed``).
-    kind : {"independent", "chain"}
+    data_model : {"independent", "chain"}
         Data model.
     model : int
         Model index (0-based).
@@ -83,16 +83,17 @@ def stream(seed: int, kind: str, model: int, purpose: str, index: int = 0) -> np
     >>> a == stream(1, "chain", 0, "test").random()
     True
     """
-    check_kind(kind)
+    check_data_model(data_model)
     if purpose not in _PURPOSE_ID:
         raise ValueError(f"purpose: expected one of {sorted(_PURPOSE_ID)}, got {purpose!r}")
-    ss = np.random.SeedSequence([int(seed), _KIND_ID[kind], int(model), _PURPOSE_ID[purpose], int(index)])
+    ss = np.random.SeedSequence([int(seed), _DATA_MODEL_ID[data_model], int(model), _PURPOSE_ID[purpose], int(index)])
     return np.random.default_rng(ss)
 
 
-def check_kind(kind: str) -> None:
-    if kind not in DATA_MODELS:
-        raise ValueError(f"kind: expected one of {DATA_MODELS}, got {kind!r}")
+def check_data_model(data_model: str) -> None:
+    """Raise ``ValueError`` unless ``data_model`` is one of :data:`DATA_MODELS`."""
+    if data_model not in DATA_MODELS:
+        raise ValueError(f"data_model: expected one of {DATA_MODELS}, got {data_model!r}")
 
 
 def normal_std(scale: float, scale_is: str) -> float:
@@ -313,7 +314,7 @@ def summarize_probs(probs: np.ndarray, m: int) -> ExactSummary:
 
 
 def draw_model(
-    kind: str,
+    data_model: str,
     n_labels: int,
     rng: np.random.Generator,
     *,
@@ -322,7 +323,7 @@ def draw_model(
     scale: float,
     scale_is: str,
 ) -> IndependentModel | ChainModel:
-    """Draw one model (one set of weights) of the given kind.
+    """Draw one model (one set of weights) of the given data model.
 
     Independent: ``w_i ~ N(weight_mean, scale)``. Chain: ``w_ij ~ N(weight_mean, scale)`` for
     ``j < i`` and ``w_i0 ~ N(bias_mean, scale)``. ``scale`` is a variance or a standard deviation
@@ -334,11 +335,11 @@ def draw_model(
     ...            scale_is="variance").n_labels
     3
     """
-    check_kind(kind)
+    check_data_model(data_model)
     if n_labels < 1:
         raise ValueError(f"n_labels: must be >= 1, got {n_labels}")
     sd = normal_std(scale, scale_is)
-    if kind == "independent":
+    if data_model == "independent":
         return IndependentModel(rng.normal(weight_mean, sd, size=n_labels))
     W = np.tril(rng.normal(weight_mean, sd, size=(n_labels, n_labels)), k=-1)
     w0 = rng.normal(bias_mean, sd, size=n_labels)

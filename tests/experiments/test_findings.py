@@ -62,7 +62,7 @@ def test_findings_combine_weakest_cell_decides():
 # ---- Section 6: each claim built true, false and tied
 
 
-def _scores(kind, claimed, others, measure, delta, *, sizes=(5, 10, 20, 100, 1000), rng=None, noise=0.5):
+def _scores(data_model, claimed, others, measure, delta, *, sizes=(5, 10, 20, 100, 1000), rng=None, noise=0.5):
     """Per-run scores (fractions) where ``claimed`` beat ``others`` on ``measure`` by ``delta`` points."""
     rng = rng or np.random.default_rng(0)
     rows = []
@@ -78,7 +78,7 @@ def _scores(kind, claimed, others, measure, delta, *, sizes=(5, 10, 20, 100, 100
                     elif method not in others:
                         v -= sign * 20  # methods outside the claim: far behind
                     row = {
-                        "data_model": kind,
+                        "data_model": data_model,
                         "model": model,
                         "train_size": n,
                         "train_set": t,
@@ -95,11 +95,11 @@ def _scores(kind, claimed, others, measure, delta, *, sizes=(5, 10, 20, 100, 100
 
 @pytest.mark.parametrize("cid", sorted(E.SECTION6_CLAIMS))
 def test_section6_claim_comes_out_true_false_and_tied(cid):
-    kind, measure, claimed, others, _, how = E.SECTION6_CLAIMS[cid]
+    data_model, measure, claimed, others, _, how = E.SECTION6_CLAIMS[cid]
     verdicts = {}
     for label, delta in (("ahead", 5.0), ("behind", -5.0), ("equal", 0.0)):
         noise = 0.5 if delta else 0.0  # equal: the same score for every method in each run
-        t = E.claims_table(_scores(kind, claimed, others, measure, delta, noise=noise)).set_index("claim_id")
+        t = E.claims_table(_scores(data_model, claimed, others, measure, delta, noise=noise)).set_index("claim_id")
         verdicts[label] = t.loc[cid, "verdict"]
         assert np.sign(round(t.loc[cid, "margin"], 6)) == np.sign(delta) or delta == 0
     if how == "better":

@@ -69,7 +69,7 @@ def test_write_report_figure_without_caption_is_an_error(tmp_path):
 
 
 def test_write_report_caption_found_by_path_not_by_name(tmp_path):
-    """Figure 5's file is figure5.png, its caption pcc_figure5.rst: the path is the key."""
+    """The figure is f.png, its caption pcc_f.rst: the registered path is the key, not the name."""
     res, short, long, fig, caps, found = _results(tmp_path)
     write_report(
         {"pcc": [str(fig)]}, res / "report.md", title="T", captions=caps, findings=[found], config={"pcc": {"runs": 3}}

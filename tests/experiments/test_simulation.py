@@ -113,6 +113,11 @@ def test_streams_are_reproducible_and_distinct():
         assert not np.array_equal(a, other.random(4))
 
 
+def test_unknown_data_model_is_named_in_the_error():
+    with pytest.raises(ValueError, match=r"data_model: expected one of \('independent', 'chain'\), got 'markov'"):
+        S.stream(1, "markov", 0, "test")
+
+
 @pytest.mark.parametrize(
     "bad",
     [
@@ -176,12 +181,12 @@ def _brute_force_references(probs, m):
     return {"f": best_f, "hamming": float(np.minimum(marg, 1 - marg).mean()), "subset01": 1.0 - probs.max()}
 
 
-@pytest.mark.parametrize("kind", ["independent", "chain"])
+@pytest.mark.parametrize("data_model", ["independent", "chain"])
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_bayes_predictions_match_brute_force(kind, seed):
+def test_bayes_predictions_match_brute_force(data_model, seed):
     m = 6
     model = S.draw_model(
-        kind, m, np.random.default_rng(seed), weight_mean=0.5, bias_mean=0.5, scale=3.0, scale_is="variance"
+        data_model, m, np.random.default_rng(seed), weight_mean=0.5, bias_mean=0.5, scale=3.0, scale_is="variance"
     )
     probs = model.prob(all_vectors(m))
     preds, values = S.bayes_predictions(model)
@@ -265,7 +270,7 @@ def test_section6_conclusions_on_a_reduced_run():
     the conclusions of Section 6 that are robust at this scale (none is contradicted, the clear ones
     are confirmed by more than 2 SE); the full run's claims table checks all of them."""
     sim = dict(SIM, n_labels=15, training_sizes=[10, 2000], n_training_sets=6, n_test=20000)
-    parts = [SE.run_models(kind, range(4), sim) for kind in S.DATA_MODELS]
+    parts = [SE.run_models(data_model, range(4), sim) for data_model in S.DATA_MODELS]
     scores = pd.concat([p[0] for p in parts])
     summary = E.summarize(scores, pd.concat([p[1] for p in parts]))
     claims = E.claims_table(scores).set_index("claim_id")
@@ -273,8 +278,8 @@ def test_section6_conclusions_on_a_reduced_run():
     for cid in ["sim.ind.hamming", "sim.ind.jm_slow", "sim.ind.jaccard", "sim.chain.hamming", "sim.chain.subset01"]:
         assert claims.loc[cid, "verdict"] == "confirmed", claims.loc[cid]
     reg = summary[(summary.measure == "f") & (summary.train_size == 2000)].set_index(["data_model", "method"])
-    for kind in S.DATA_MODELS:  # the exact reference is an upper bound up to test-sample noise
-        assert (reg.loc[kind, "regret"] > -0.01).all()
+    for data_model in S.DATA_MODELS:  # the exact reference is an upper bound up to test-sample noise
+        assert (reg.loc[data_model, "regret"] > -0.01).all()
 
 
 def test_time_methods_has_every_method_and_step():

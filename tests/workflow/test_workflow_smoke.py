@@ -81,6 +81,16 @@ def test_report_every_figure_has_its_caption(smoke_run):
     assert "Means over 2 sampling runs" in "\n".join(lines)  # Figure 5's caption, filled from the config
 
 
+def test_figure_files_are_named_after_their_stage(smoke_run):
+    """A figure is ``<stage>_<what>`` or the stage's name alone (``pcc_figure5``, ``foptimal``)."""
+    from fmeasure.experiments.report import STAGE_TITLES
+
+    names = [p.stem for p in (smoke_run / "results" / "figures").glob("*.png")]
+    assert [n for n in names if not any(n == s or n.startswith(f"{s}_") for s in STAGE_TITLES)] == []
+    assert "pcc_figure5" in names
+    assert "](figures/pcc_figure5.png)" in (smoke_run / "results" / "report.md").read_text()
+
+
 def test_html_report_contains_every_table_and_figure(smoke_run):
     _run(smoke_run, "--report", str(smoke_run / "report.html"))
     html = (smoke_run / "report.html").read_text(errors="replace")

@@ -6,8 +6,8 @@
 STAGE_TARGETS["pcc"] = [
     "results/tables/table4.csv",
     "results/tables/table4.md",
-    "results/figures/figure5.png",
-    "results/figures/figure5.pdf",
+    "results/figures/pcc_figure5.png",
+    "results/figures/pcc_figure5.pdf",
     "results/findings/pcc.csv",
 ]
 
@@ -143,8 +143,8 @@ rule pcc_figure5:
         exact=get_pcc_exact,
     output:
         csv="results/pcc/figure5.csv",
-        png=captioned("results/figures/figure5.png", "pcc_figure5.rst", category="PCC"),
-        pdf="results/figures/figure5.pdf",
+        png=captioned("results/figures/pcc_figure5.png", "pcc_figure5.rst", category="PCC"),
+        pdf="results/figures/pcc_figure5.pdf",
     log:
         "logs/pcc/figure5.log",
     benchmark:

@@ -4,23 +4,23 @@
 from fmeasure.experiments.config import model_chunks
 
 SIM = config["simulations"]
-SIM_KINDS = ["independent", "chain"]
+SIM_DATA_MODELS = ["independent", "chain"]
 SIM_FIGURE = {"independent": "figure2", "chain": "figure3"}
 SIM_CHUNKS = [f"{a}-{b}" for a, b in model_chunks(SIM["n_models"], SIM["models_per_job"])]
 
 
 wildcard_constraints:
-    kind="independent|chain",
+    data_model="independent|chain",
     chunk=r"\d+-\d+",
 
 
 # Per-job CSVs of every data model and model chunk.
-SIM_SCORES = [f"results/simulations/{k}/scores_{c}.csv" for k in SIM_KINDS for c in SIM_CHUNKS]
-SIM_REFERENCES = [f"results/simulations/{k}/reference_{c}.csv" for k in SIM_KINDS for c in SIM_CHUNKS]
+SIM_SCORES = [f"results/simulations/{k}/scores_{c}.csv" for k in SIM_DATA_MODELS for c in SIM_CHUNKS]
+SIM_REFERENCES = [f"results/simulations/{k}/reference_{c}.csv" for k in SIM_DATA_MODELS for c in SIM_CHUNKS]
 
 STAGE_TARGETS["simulations"] = [
-    *(f"results/figures/simulations_{SIM_FIGURE[k]}.{ext}" for k in SIM_KINDS for ext in ("png", "pdf")),
-    *(f"results/tables/simulations_{SIM_FIGURE[k]}.csv" for k in SIM_KINDS),
+    *(f"results/figures/simulations_{SIM_FIGURE[k]}.{ext}" for k in SIM_DATA_MODELS for ext in ("png", "pdf")),
+    *(f"results/tables/simulations_{SIM_FIGURE[k]}.csv" for k in SIM_DATA_MODELS),
     "results/tables/simulations_claims.md",
     "results/tables/simulations_claims.csv",
     "results/tables/simulations_regret.md",
@@ -40,8 +40,8 @@ localrules:
 
 rule simulations_run:
     output:
-        scores="results/simulations/{kind}/scores_{chunk}.csv",
-        reference="results/simulations/{kind}/reference_{chunk}.csv",
+        scores="results/simulations/{data_model}/scores_{chunk}.csv",
+        reference="results/simulations/{data_model}/reference_{chunk}.csv",
     params:
         sim=SIM,
         jaccard_empty=config["metrics"]["jaccard_empty"],
@@ -49,9 +49,9 @@ rule simulations_run:
     resources:
         mem_mb=SIM["mem_mb"],
     log:
-        "logs/simulations/run_{kind}_{chunk}.log",
+        "logs/simulations/run_{data_model}_{chunk}.log",
     benchmark:
-        "results/benchmarks/simulations/run_{kind}_{chunk}.tsv"
+        "results/benchmarks/simulations/run_{data_model}_{chunk}.tsv"
     conda:
         ENV
     script:
@@ -63,14 +63,14 @@ rule simulations_aggregate:
         scores=SIM_SCORES,
         reference=SIM_REFERENCES,
     output:
-        figures=expand("results/tables/simulations_{fig}.csv", fig=[SIM_FIGURE[k] for k in SIM_KINDS]),
+        figures=expand("results/tables/simulations_{fig}.csv", fig=[SIM_FIGURE[k] for k in SIM_DATA_MODELS]),
         claims_csv=captioned("results/tables/simulations_claims.csv", "simulations_claims.rst",
                           category="Simulations"),
         claims_md="results/tables/simulations_claims.md",
         regret_csv="results/tables/simulations_regret.csv",
         regret_md="results/tables/simulations_regret.md",
     params:
-        kinds=SIM_KINDS,
+        data_models=SIM_DATA_MODELS,
         z=config["report"]["z"],
     log:
         "logs/simulations/aggregate.log",

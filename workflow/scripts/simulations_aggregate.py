@@ -8,7 +8,7 @@ inp, out, par = snakemake.input, snakemake.output, snakemake.params  # noqa: F82
 claims = write_summaries(
     inp.scores,
     inp.reference,
-    kinds=par.kinds,
+    data_models=par.data_models,
     summary_csvs=out.figures,
     claims_csv=out.claims_csv,
     claims_md=out.claims_md,

@@ -7,11 +7,11 @@ from fmeasure.io import atomic_output, script_logging
 
 log = script_logging(snakemake)  # noqa: F821
 threadpool_limits(snakemake.threads)  # noqa: F821  (one BLAS thread per declared core)
-kind = snakemake.wildcards.kind  # noqa: F821
+data_model = snakemake.wildcards.data_model  # noqa: F821
 start, stop = map(int, snakemake.wildcards.chunk.split("-"))  # noqa: F821  (models start..stop-1)
-log.info("%s models %d..%d", kind, start, stop - 1)
+log.info("%s models %d..%d", data_model, start, stop - 1)
 scores, reference = run_models(
-    kind,
+    data_model,
     range(start, stop),
     snakemake.params.sim,  # noqa: F821
     jaccard_empty=snakemake.params.jaccard_empty,

@@ -117,7 +117,7 @@ def _findings_sentences(findings: pd.DataFrame, stage: str) -> list[str]:
 
 def _analysis_simulations(tables: Path) -> list[str]:
     out = []
-    for fig, kind in (("figure2", "independent"), ("figure3", "chain")):
+    for fig, data_model in (("figure2", "independent"), ("figure3", "chain")):
         p = tables / f"simulations_{fig}.csv"
         if not p.exists():
             continue
@@ -131,7 +131,7 @@ def _analysis_simulations(tables: Path) -> list[str]:
                 top = b.min() if measure in ("hamming", "subset01") else b.max()
                 tied = [k for k, v in b.items() if abs(v - top) <= 1e-12]
                 best.append(f"{_MEASURE_NAMES[measure]} {' = '.join(tied)} ({top:.4f})")
-        out.append(f"- {kind} labels, n = {n}: best mean per measure: " + "; ".join(best) + ".")
+        out.append(f"- {data_model} labels, n = {n}: best mean per measure: " + "; ".join(best) + ".")
         from fmeasure.experiments.simulations import coinciding_methods
 
         coinc = coinciding_methods(s)

@@ -24,7 +24,7 @@ from fmeasure.label_models import (
     IndependentModel,
     TestStatistics,
     bayes_predictions,
-    check_kind,
+    check_data_model,
     draw_model,
     method_keys,
     stream,
@@ -81,22 +81,22 @@ def summarize(scores: pd.DataFrame, reference: pd.DataFrame) -> pd.DataFrame:
 # claims of Section 6
 
 
-def _wide(scores: pd.DataFrame, kind: str, measure: str, sizes) -> pd.DataFrame:
+def _wide(scores: pd.DataFrame, data_model: str, measure: str, sizes) -> pd.DataFrame:
     """Per-run scores in percentage points, losses negated (higher is better): one row per
     (train_size, model, train_set), one column per method."""
-    sub = scores[(scores.data_model == kind) & scores.train_size.isin(list(sizes))]
+    sub = scores[(scores.data_model == data_model) & scores.train_size.isin(list(sizes))]
     w = sub.pivot_table(index=["train_size", "model", "train_set"], columns="method", values=measure, aggfunc="first")
     return 100.0 * MEASURE_SIGN[measure] * w
 
 
-def _margin_cells(scores, kind, measure, sizes, claimed, others, *, per_size=True):
+def _margin_cells(scores, data_model, measure, sizes, claimed, others, *, per_size=True):
     """Paired margins (best claimed by mean minus best other by mean) with their SE.
 
     ``per_size=True``: one cell per size; else one cell pooling the sizes (per-run differences
     averaged over the sizes, paired by (model, training set))."""
     from fmeasure.experiments.findings import paired_margin
 
-    w = _wide(scores, kind, measure, sizes)
+    w = _wide(scores, data_model, measure, sizes)
     claimed = [m for m in claimed if m in w.columns]
     others = [m for m in others if m in w.columns]
     groups = (
@@ -113,7 +113,7 @@ def _margin_cells(scores, kind, measure, sizes, claimed, others, *, per_size=Tru
     return pd.DataFrame(cells)
 
 
-#: The claims of Section 6: id -> (data model, measure, claimed, competitors, sizes, kind).
+#: The claims of Section 6: id -> (data model, measure, claimed, competitors, sizes, kind of claim: better or tie).
 #: sizes: "large" (the largest training size), "small" (``small_sizes`` present, pooled) or
 #: "from100" (every size >= 100, each must hold).
 SECTION6_CLAIMS = {
@@ -148,17 +148,17 @@ def claims_table(scores: pd.DataFrame, *, z: float = 2.0, small_sizes=(5, 10, 20
     small = [n for n in sizes if n in set(small_sizes)] or [sizes[0]]
     from100 = [n for n in sizes if n >= 100] or [large]
     rows = []
-    for cid, (kind, measure, claimed, others, which, how) in SECTION6_CLAIMS.items():
-        methods = set(scores[scores.data_model == kind].method)
-        if kind not in set(scores.data_model) or not (set(claimed) & methods) or not (set(others) & methods):
+    for cid, (data_model, measure, claimed, others, which, how) in SECTION6_CLAIMS.items():
+        methods = set(scores[scores.data_model == data_model].method)
+        if data_model not in set(scores.data_model) or not (set(claimed) & methods) or not (set(others) & methods):
             continue
         use = {"large": [large], "small": small, "from100": from100}[which]
-        cells = _margin_cells(scores, kind, measure, use, claimed, others, per_size=(which != "small"))
+        cells = _margin_cells(scores, data_model, measure, use, claimed, others, per_size=(which != "small"))
         c = combine(cells, how, z)
         rows.append(
             {
                 "claim_id": cid,
-                "data_model": kind,
+                "data_model": data_model,
                 "measure": measure,
                 "claimed": "/".join(claimed),
                 "versus": "/".join(others),
@@ -414,7 +414,16 @@ def plot_times(time_summary: pd.DataFrame):
 
 
 def write_summaries(
-    score_paths, reference_paths, *, kinds, summary_csvs, claims_csv, claims_md, regret_csv, regret_md, z: float = 2.0
+    score_paths,
+    reference_paths,
+    *,
+    data_models,
+    summary_csvs,
+    claims_csv,
+    claims_md,
+    regret_csv,
+    regret_md,
+    z: float = 2.0,
 ) -> pd.DataFrame:
     """Aggregate the per-job CSVs; write one summary per data model, the claims and the regrets.
 
@@ -424,8 +433,8 @@ def write_summaries(
 
     summary, _ = aggregate(list(score_paths), list(reference_paths))
     scores = pd.concat([pd.read_csv(p) for p in score_paths], ignore_index=True)
-    for kind, path in zip(kinds, summary_csvs):
-        write_table(summary[summary.data_model == kind], path)
+    for data_model, path in zip(data_models, summary_csvs):
+        write_table(summary[summary.data_model == data_model], path)
     claims = claims_table(scores, z=z)
     n_runs = int(scores.groupby(["data_model", "train_size", "method"]).size().max())
     write_table(
@@ -455,10 +464,10 @@ def write_performance_figure(summary_csv, png, pdf, *, zoom_max: int, jaccard_em
     from fmeasure.figures import save_figure
 
     summary = pd.read_csv(summary_csv)
-    kind = summary.data_model.iloc[0]
-    fig = plot_performance(summary, zoom_max=zoom_max, title=f"{kind} labels", jaccard_empty=jaccard_empty)
+    data_model = summary.data_model.iloc[0]
+    fig = plot_performance(summary, zoom_max=zoom_max, title=f"{data_model} labels", jaccard_empty=jaccard_empty)
     save_figure(fig, png, pdf)
-    return kind
+    return data_model
 
 
 def write_figure4(times_csv, csv, png, pdf) -> pd.DataFrame:
@@ -498,8 +507,8 @@ def write_findings(claims_csv, figure4_csv, out_csv, *, z: float = 2.0) -> pd.Da
                 link,
             )
         )
-    for fig, kind in (("fig2", "independent"), ("fig3", "chain")):
-        sub = claims[claims.data_model == kind]
+    for fig, data_model in (("fig2", "independent"), ("fig3", "chain")):
+        sub = claims[claims.data_model == data_model]
         if len(sub):
             n_ok = int((sub.verdict == "confirmed").sum())
             worst = sub.assign(r=sub.margin / sub.se.where(sub.se > 0)).sort_values("r").iloc[0]
@@ -543,14 +552,14 @@ def write_findings(claims_csv, figure4_csv, out_csv, *, z: float = 2.0) -> pd.Da
 # the protocol of Section 6 and the timing of Figure 4, from the config block
 
 
-def make_model(kind: str, index: int, sim: dict) -> IndependentModel | ChainModel:
+def make_model(data_model: str, index: int, sim: dict) -> IndependentModel | ChainModel:
     """The ``index``-th model of a data model, from the ``simulations`` config block."""
-    check_kind(kind)
-    spec = sim["data_models"][kind]
+    check_data_model(data_model)
+    spec = sim["data_models"][data_model]
     return draw_model(
-        kind,
+        data_model,
         sim["n_labels"],
-        stream(sim["seed"], kind, index, "weights"),
+        stream(sim["seed"], data_model, index, "weights"),
         weight_mean=spec["weight_mean"],
         bias_mean=spec.get("bias_mean", 0.0),
         scale=sim["scale"],
@@ -558,12 +567,14 @@ def make_model(kind: str, index: int, sim: dict) -> IndependentModel | ChainMode
     )
 
 
-def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_model(
+    data_model: str, index: int, sim: dict, *, jaccard_empty: float = 1.0
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run the whole protocol for one model: all training sizes, all repetitions, all methods.
 
     Parameters
     ----------
-    kind : {"independent", "chain"}
+    data_model : {"independent", "chain"}
     index : int
         Model index.
     sim : dict
@@ -581,15 +592,15 @@ def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -
         test-set value (``bayes_test``).
     """
     t0 = time.perf_counter()
-    model = make_model(kind, index, sim)
-    test = model.sample(sim["n_test"], stream(sim["seed"], kind, index, "test"))
+    model = make_model(data_model, index, sim)
+    test = model.sample(sim["n_test"], stream(sim["seed"], data_model, index, "test"))
     stats = TestStatistics.from_sample(test, jaccard_empty=jaccard_empty)
     del test
     methods = method_keys(sim["methods"])
     n_sets = int(sim["n_training_sets"])
     preds, keys = [], []
     for si, n in enumerate(sim["training_sizes"]):
-        rng = stream(sim["seed"], kind, index, "train", si)
+        rng = stream(sim["seed"], data_model, index, "train", si)
         Y = model.sample(n_sets * n, rng).reshape(n_sets, n, -1)
         for method, H in inference.from_samples(Y, methods).items():
             preds.append(H)
@@ -598,7 +609,7 @@ def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -
     scores = stats.evaluate(H)
     frame = pd.DataFrame(
         {
-            "data_model": kind,
+            "data_model": data_model,
             "model": index,
             "train_size": np.repeat([k[0] for k in keys], n_sets),
             "train_set": np.tile(np.arange(n_sets), len(keys)),
@@ -611,7 +622,7 @@ def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -
     test_vals = stats.evaluate(np.stack([bayes_h[n] for n in names]))
     ref = pd.DataFrame(
         {
-            "data_model": kind,
+            "data_model": data_model,
             "model": index,
             "measure": names,
             "bayes": [bayes_v[n] for n in names],
@@ -620,7 +631,7 @@ def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -
     )
     log.info(
         "%s model %d: %d predictions (%d distinct test rows) in %.2f s",
-        kind,
+        data_model,
         index,
         len(H),
         len(stats.codes),
@@ -629,22 +640,22 @@ def run_model(kind: str, index: int, sim: dict, *, jaccard_empty: float = 1.0) -
     return frame, ref
 
 
-def run_models(kind: str, indices, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_models(data_model: str, indices, sim: dict, *, jaccard_empty: float = 1.0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`run_model` for several model indices, concatenated."""
     indices = [int(i) for i in indices]
     parts = [
-        run_model(kind, i, sim, jaccard_empty=jaccard_empty)
-        for i in progress(indices, desc=f"{kind}: models done", logger=log)
+        run_model(data_model, i, sim, jaccard_empty=jaccard_empty)
+        for i in progress(indices, desc=f"{data_model}: models done", logger=log)
     ]
     return pd.concat([p[0] for p in parts], ignore_index=True), pd.concat([p[1] for p in parts], ignore_index=True)
 
 
 def time_methods(
-    n_labels_grid, *, n_train: int, repeats: int, seed: int, sim: dict, kind: str = "chain", inner: int = 3
+    n_labels_grid, *, n_train: int, repeats: int, seed: int, sim: dict, data_model: str = "chain", inner: int = 3
 ) -> pd.DataFrame:
     """Estimation and inference time of MM, JM, FM and GFM against the number of labels.
 
-    For each ``m`` one model of ``kind`` is drawn and ``repeats`` training samples of ``n_train``
+    For each ``m`` one model of ``data_model`` is drawn and ``repeats`` training samples of ``n_train``
     vectors; each method's estimation step (counting on one training sample) and inference step
     (one call on those estimates) are timed separately with :func:`time.perf_counter`, one
     instance at a time as in the paper. Each step is run ``inner`` times on the same sample and
@@ -662,11 +673,11 @@ def time_methods(
     if repeats < 1 or inner < 1:
         raise ValueError(f"repeats/inner: must be >= 1, got {repeats}/{inner}")
     rows = []
-    spec = sim["data_models"][kind]
+    spec = sim["data_models"][data_model]
     for m in n_labels_grid:
-        rng = stream(seed, kind, int(m), "timing")
+        rng = stream(seed, data_model, int(m), "timing")
         model = draw_model(
-            kind,
+            data_model,
             int(m),
             rng,
             weight_mean=spec["weight_mean"],
