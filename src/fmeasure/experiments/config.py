@@ -26,7 +26,6 @@ import sys
 
 from fmeasure.datasets import availability
 from fmeasure.synthetic import check_entry
-from fmeasure.theory import SURROGATES
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +105,9 @@ def select_datasets(config: dict) -> tuple[list[str], list[str]]:
 
 def lp_surrogates(cfg: dict) -> list[str]:
     """The surrogates with at least one m listed in ``config["theory"]["lp"]`` (one LP job each)."""
+    # imported here: fmeasure.theory imports the numba kernels, which the jobs importing this module do not need
+    from fmeasure.theory import SURROGATES
+
     return [s for s in SURROGATES if cfg.get(f"{s}_m")]
 
 
