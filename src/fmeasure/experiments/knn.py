@@ -16,7 +16,6 @@ import pandas as pd
 
 from fmeasure import metrics
 from fmeasure.experiments.findings import DEVIATION_POINTS, instance_scores
-from fmeasure.learners.knn import INFERENCE_METHODS, KNeighborsFMeasure
 from fmeasure.tables import beside_paper, paper_numbers, write_table
 from fmeasure.timing import best_of
 
@@ -73,6 +72,9 @@ def run_knn(
     >>> run_knn(ds, neighbours=[3], methods=["mm"])[["l", "method", "hamming"]].values.tolist()
     [[3, 'MM', 25.0]]
     """
+    # the learner is imported here, where it fits: the table and findings jobs stay light
+    from fmeasure.learners.knn import INFERENCE_METHODS, KNeighborsFMeasure
+
     bad = [m for m in methods if m not in INFERENCE_METHODS]
     if bad:
         raise ValueError(f"methods: unknown inference methods {bad}; choose from {INFERENCE_METHODS}")
