@@ -26,16 +26,37 @@ import numpy as np
 import pandas as pd
 
 from fmeasure.experiments.findings import DEVIATION_POINTS, instance_scores
-from fmeasure.learners.parametric import EFP, LFP, BinaryRelevance
 from fmeasure.metrics import f_measure, hamming_loss
 from fmeasure.tables import beside_paper, best_mask, paper_numbers, write_table
 
-__all__ = ["LEARNERS", "make_learner", "run_learner", "write_table5"]
+__all__ = [
+    "LEARNERS",  # noqa: F822 (built on first use by __getattr__)
+    "LEARNER_NAMES",
+    "make_learner",
+    "run_learner",
+    "write_table5",
+]
 
 log = logging.getLogger(__name__)
 
-#: Learner names used in config and tables -> estimator classes.
-LEARNERS = {"BR": BinaryRelevance, "LFP": LFP, "EFP": EFP}
+#: Learner names used in config and tables, in the tables' order (``LEARNERS`` maps them to the
+#: estimator classes).
+LEARNER_NAMES = ("BR", "LFP", "EFP")
+
+
+def _learner_classes() -> dict:
+    # the learners are imported where a learner is made: the table and findings jobs stay light
+    from fmeasure.learners.parametric import EFP, LFP, BinaryRelevance
+
+    return {"BR": BinaryRelevance, "LFP": LFP, "EFP": EFP}
+
+
+def __getattr__(name):
+    # LEARNERS (learner names -> estimator classes) is built on first use
+    if name == "LEARNERS":
+        return _learner_classes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _VALUES = ["hamming", "f", "train_time_s", "inference_time_s"]
 
@@ -46,8 +67,8 @@ def make_learner(name: str, cfg: dict, n_jobs: int | None = None):
     Keys used: ``Cs``, ``cv``, ``seed``, ``patience``, ``standardize``, ``scoring`` (optional),
     for EFP ``efp_train_on`` and for LFP ``lfp_allow_empty`` (optional).
     """
-    if name not in LEARNERS:
-        raise ValueError(f"learner: unknown name {name!r}, expected one of {sorted(LEARNERS)}")
+    if name not in LEARNER_NAMES:
+        raise ValueError(f"learner: unknown name {name!r}, expected one of {sorted(LEARNER_NAMES)}")
     kw = dict(
         Cs=tuple(cfg["Cs"]),
         cv=int(cfg["cv"]),
@@ -61,7 +82,7 @@ def make_learner(name: str, cfg: dict, n_jobs: int | None = None):
         kw["train_on"] = cfg.get("efp_train_on", "nonempty")
     if name == "LFP":
         kw["allow_empty"] = bool(cfg.get("lfp_allow_empty", True))
-    return LEARNERS[name](**kw)
+    return _learner_classes()[name](**kw)
 
 
 def _chosen_cs(model) -> list[float]:
@@ -166,7 +187,7 @@ def write_table5(records, csv_path, md_path, *, cv: int = 5, n_cs: int = 8) -> p
     ours = pd.DataFrame(list(records))
     if ours.empty:
         raise ValueError("table5: no records")
-    order = {n: i for i, n in enumerate(LEARNERS)}
+    order = {n: i for i, n in enumerate(LEARNER_NAMES)}
     datasets = list(dict.fromkeys(ours["dataset"]))  # the order of the records (the config's)
     rank = {d: i for i, d in enumerate(datasets)}
     ours = ours.assign(_d=ours["dataset"].map(rank), _o=ours["method"].map(order))
