@@ -37,15 +37,13 @@ from scipy.special import expit
 
 from fmeasure import estimation, inference
 from fmeasure._arrays import label_vectors, row_codes
-from fmeasure.metrics import MEASURE_DIRECTIONS
+from fmeasure.metrics import MEASURE_SIGN  # noqa: F401 (re-exported)
 
 log = logging.getLogger(__name__)
 
 DATA_MODELS = ("independent", "chain")
 #: Method names as tables and figures print them; config may spell them in either case.
 METHODS = tuple(inference.METHOD_LABELS[k] for k in inference.SAMPLE_METHODS)
-#: Direction of each measure of :data:`fmeasure.metrics.MEASURES`: +1 when larger is better.
-MEASURE_SIGN = {k: 1 if d == "max" else -1 for k, d in MEASURE_DIRECTIONS.items()}
 SCALE_KINDS = ("variance", "std")
 
 _DATA_MODEL_ID = {"independent": 1, "chain": 2}

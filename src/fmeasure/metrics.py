@@ -28,6 +28,9 @@ __all__ = [
     "MEASURES",
     "MEASURE_TITLES",
     "MEASURE_DIRECTIONS",
+    "MEASURE_SIGN",
+    "SAMPLE_METHODS",
+    "METHOD_LABELS",
 ]  # noqa: F822
 
 #: The paper's four measures, named the same way in code, config, table columns and figures.
@@ -41,6 +44,15 @@ MEASURE_TITLES = {
 }
 #: Which way is better: losses are minimised, F and Jaccard maximised.
 MEASURE_DIRECTIONS = {"hamming": "min", "subset01": "min", "f": "max", "jaccard": "max"}
+#: The same as a sign: +1 when larger is better.
+MEASURE_SIGN = {k: 1 if d == "max" else -1 for k, d in MEASURE_DIRECTIONS.items()}
+
+#: The inference methods from label samples (:func:`fmeasure.inference.from_samples`), in the paper's
+#: order, as spelled in code and config. Defined here, beside the measures, so that the modules that
+#: only write tables name them without importing the inference (re-exported by :mod:`fmeasure.inference`).
+SAMPLE_METHODS = ("mm", "jm", "fm", "gfm")
+#: How tables and figures name them.
+METHOD_LABELS = {"mm": "MM", "jm": "JM", "fm": "FM", "gfm": "GFM"}
 
 
 def _counts(Y_true, Y_pred):

@@ -23,13 +23,9 @@ import numpy as np
 from fmeasure import estimation
 from fmeasure.inference.general import gfm_from_samples
 from fmeasure.inference.independence import fm
+from fmeasure.metrics import METHOD_LABELS, SAMPLE_METHODS
 
 __all__ = ["SAMPLE_METHODS", "METHOD_LABELS", "from_samples"]
-
-#: The inference methods, in the paper's order, as spelled in code and config.
-SAMPLE_METHODS = ("mm", "jm", "fm", "gfm")
-#: How tables and figures name them.
-METHOD_LABELS = {"mm": "MM", "jm": "JM", "fm": "FM", "gfm": "GFM"}
 
 
 def from_samples(Ys, methods=SAMPLE_METHODS, *, weights=None, mm_half=0, return_times=False):
