@@ -24,18 +24,21 @@ import logging
 import pickle
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from fmeasure import datasets, metrics
 from fmeasure.experiments.findings import DEVIATION_POINTS, instance_scores
-from fmeasure.figures import plt, save_figure, style
-from fmeasure.inference import METHOD_LABELS
 from fmeasure.io import atomic_output
-from fmeasure.learners.pcc import ProbabilisticClassifierChain
-from fmeasure.metrics import MEASURE_DIRECTIONS, MEASURES
+from fmeasure.metrics import MEASURE_DIRECTIONS, MEASURES, METHOD_LABELS
 from fmeasure.tables import best_mask, paper_numbers, write_table
+
+# The chain is imported where it is made or read, matplotlib where Figure 5 is drawn: the table and
+# findings jobs stay light.
+if TYPE_CHECKING:
+    from fmeasure.learners.pcc import ProbabilisticClassifierChain
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +58,8 @@ def fit_config(cfg: dict) -> dict:
 
 def make_chain(cfg: dict, n_jobs: int | None = None) -> ProbabilisticClassifierChain:
     """A :class:`ProbabilisticClassifierChain` configured from the ``pcc`` config block."""
+    from fmeasure.learners.pcc import ProbabilisticClassifierChain
+
     return ProbabilisticClassifierChain(
         Cs=[float(c) for c in cfg["Cs"]],
         cv=int(cfg["cv"]),
@@ -98,6 +103,8 @@ def write_model(dataset_path, cfg: dict, model_path, info_path, n_jobs: int | No
 
 def load_chain(model_path) -> ProbabilisticClassifierChain:
     """Read a chain pickled by :func:`write_model`."""
+    from fmeasure.learners.pcc import ProbabilisticClassifierChain
+
     with open(model_path, "rb") as fh:
         chain = pickle.load(fh)
     if not isinstance(chain, ProbabilisticClassifierChain):
@@ -296,6 +303,8 @@ def write_figure5(curve_paths, exact_paths, csv_path, png_path, pdf_path) -> pd.
     distribution can be enumerated, the F-measure of its exact F-maximizer as a dotted line.
     """
     from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    from fmeasure.figures import plt, save_figure, style
 
     runs = pd.concat([pd.read_csv(p) for p in curve_paths], ignore_index=True)
     exact = [pd.read_csv(p) for p in exact_paths]
