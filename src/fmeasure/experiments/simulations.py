@@ -11,28 +11,25 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from fmeasure import estimation, inference
+from fmeasure import estimation
 from fmeasure.io import progress
-from fmeasure.label_models import (
-    MEASURE_SIGN,
-    METHODS,
-    ChainModel,
-    IndependentModel,
-    TestStatistics,
-    bayes_predictions,
-    check_data_model,
-    draw_model,
-    method_keys,
-    stream,
-)
-from fmeasure.metrics import MEASURE_TITLES, MEASURES
+from fmeasure.metrics import MEASURE_SIGN, MEASURE_TITLES, MEASURES, METHOD_LABELS, SAMPLE_METHODS
 from fmeasure.timing import best_of
 
+# The data models and the inference (numba kernels) are imported in the functions that run the
+# protocol: the aggregation, figure and findings jobs stay light.
+if TYPE_CHECKING:
+    from fmeasure.label_models import ChainModel, IndependentModel
+
 log = logging.getLogger(__name__)
+
+#: The methods as tables and figures name them, in the paper's order (:data:`fmeasure.label_models.METHODS`).
+METHODS = tuple(METHOD_LABELS[k] for k in SAMPLE_METHODS)
 
 # --------------------------------------------------------------------------------------------------
 # aggregation
@@ -554,6 +551,8 @@ def write_findings(claims_csv, figure4_csv, out_csv, *, z: float = 2.0) -> pd.Da
 
 def make_model(data_model: str, index: int, sim: dict) -> IndependentModel | ChainModel:
     """The ``index``-th model of a data model, from the ``simulations`` config block."""
+    from fmeasure.label_models import check_data_model, draw_model, stream
+
     check_data_model(data_model)
     spec = sim["data_models"][data_model]
     return draw_model(
@@ -591,6 +590,9 @@ def run_model(
         One row per measure with the Bayes-optimal prediction's exact value (``bayes``) and its
         test-set value (``bayes_test``).
     """
+    from fmeasure import inference
+    from fmeasure.label_models import TestStatistics, bayes_predictions, method_keys, stream
+
     t0 = time.perf_counter()
     model = make_model(data_model, index, sim)
     test = model.sample(sim["n_test"], stream(sim["seed"], data_model, index, "test"))
@@ -670,6 +672,9 @@ def time_methods(
     -------
     DataFrame with columns ``n_labels, repeat, method, step, seconds``.
     """
+    from fmeasure import inference
+    from fmeasure.label_models import draw_model, stream
+
     if repeats < 1 or inner < 1:
         raise ValueError(f"repeats/inner: must be >= 1, got {repeats}/{inner}")
     rows = []
