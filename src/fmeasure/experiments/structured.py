@@ -25,14 +25,18 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from fmeasure.experiments.findings import DEVIATION_POINTS
-from fmeasure.learners.ssvm import FMeasureSSVM
 from fmeasure.metrics import f_measure, hamming_loss
 from fmeasure.tables import best_mask, paper_numbers, write_table
+
+# RML is imported where it is made: the table and findings jobs stay light.
+if TYPE_CHECKING:
+    from fmeasure.learners.ssvm import FMeasureSSVM
 
 __all__ = [
     "run_findings",
@@ -59,6 +63,8 @@ def make_rml(cfg: dict, n_jobs: int | None = None) -> FMeasureSSVM:
     Keys: ``Cs``, ``cv``, ``seed``, ``tol``, ``max_iter``, ``batch_size`` and (optional)
     ``standardize``, ``extend_grid``.
     """
+    from fmeasure.learners.ssvm import FMeasureSSVM
+
     return FMeasureSSVM(
         Cs=tuple(cfg["Cs"]),
         cv=int(cfg["cv"]),
