@@ -28,7 +28,6 @@ import scipy.sparse as sp
 
 from fmeasure import metrics
 from fmeasure.experiments.findings import instance_scores
-from fmeasure.learners.trees import BaggedFMeasureTrees, FMeasureTree, pooled_leaf_gfm
 from fmeasure.metrics import MEASURES
 from fmeasure.tables import best_mask, write_table
 
@@ -140,6 +139,9 @@ def run_trees(
     >>> run_trees(ds, "tree", min_samples_leaf=1)[["method", "f"]].values.tolist()
     [['F-tree', 100.0]]
     """
+    # the learners are imported here, where they fit: the table and findings jobs stay light
+    from fmeasure.learners.trees import BaggedFMeasureTrees, FMeasureTree, pooled_leaf_gfm
+
     if model not in MODELS:
         raise ValueError(f"model: expected one of {list(MODELS)}, got {model!r}")
     bad = [p for p in predictions if p not in ("pooled", "vote")]
