@@ -44,9 +44,6 @@ import scipy.sparse as sp
 
 from fmeasure.experiments.config import used_fits
 from fmeasure.io import atomic_output
-from fmeasure.learners.parametric import EFP, LFP, BinaryRelevance
-from fmeasure.learners.pcc import ProbabilisticClassifierChain
-from fmeasure.learners.voting import choose_threshold, member_predictions, validation_split
 from fmeasure.metrics import f_measure
 from fmeasure.tables import paper_numbers, to_markdown
 
@@ -73,8 +70,8 @@ log = logging.getLogger(__name__)
 #: The competition's grid for C (paper, Section 7.3): 1e-5, 1e-4, ..., 1e5, tuned by 10-fold CV.
 COMPETITION_CS = tuple(10.0**e for e in range(-5, 6))
 COMPETITION_CV = 10
-#: Learner names of a fit -> estimator classes.
-LEARNERS = {"PCC": ProbabilisticClassifierChain, "BR": BinaryRelevance, "LFP": LFP, "EFP": EFP}
+#: Learner names of a fit (``LEARNERS`` maps them to the estimator classes).
+LEARNER_NAMES = ("PCC", "BR", "LFP", "EFP")
 #: The paper's Table 7 methods, in its order (the paper's JRS 2012 block; ours shows the members so named).
 PAPER_METHODS = [
     "PCC FM (n = 50)",
@@ -88,6 +85,22 @@ PAPER_METHODS = [
 ]
 #: "Improves only slightly": the vote's gain over the best of LFP and PCC GFM in [0, this] points of F.
 SLIGHT = 1.0
+
+
+def _learner_classes() -> dict:
+    # the learners (and fmeasure.learners.voting) are imported in the functions that fit, predict or
+    # vote: the table, figure and findings jobs stay light
+    from fmeasure.learners.parametric import EFP, LFP, BinaryRelevance
+    from fmeasure.learners.pcc import ProbabilisticClassifierChain
+
+    return {"PCC": ProbabilisticClassifierChain, "BR": BinaryRelevance, "LFP": LFP, "EFP": EFP}
+
+
+def __getattr__(name):
+    # LEARNERS (learner names of a fit -> estimator classes) is built on first use
+    if name == "LEARNERS":
+        return _learner_classes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ------------------------------------------------------------------------------------ preprocessing
@@ -145,15 +158,18 @@ def make_estimator(fit_name: str, cfg: dict, n_jobs=None):
     """The unfitted model of fit ``fit_name`` of the ``voting`` config block."""
     fit_cfg = cfg["fits"][fit_name]
     learner = fit_cfg["learner"]
-    if learner not in LEARNERS:
-        raise ValueError(f"voting.fits.{fit_name}.learner: unknown {learner!r}, expected one of {sorted(LEARNERS)}")
+    if learner not in LEARNER_NAMES:
+        raise ValueError(
+            f"voting.fits.{fit_name}.learner: unknown {learner!r}, expected one of {sorted(LEARNER_NAMES)}"
+        )
     Cs, cv = _grid(cfg, fit_cfg)
     seed = int(fit_cfg.get("seed", cfg["seed"]))
     standardize = bool(cfg.get("standardize", False))
+    cls = _learner_classes()[learner]
     if learner == "PCC":
-        return ProbabilisticClassifierChain(Cs=Cs, cv=cv, random_state=seed, n_jobs=n_jobs, standardize=standardize)
+        return cls(Cs=Cs, cv=cv, random_state=seed, n_jobs=n_jobs, standardize=standardize)
     patience = fit_cfg.get("patience")
-    return LEARNERS[learner](Cs=Cs, cv=cv, random_state=seed, n_jobs=n_jobs, standardize=standardize, patience=patience)
+    return cls(Cs=Cs, cv=cv, random_state=seed, n_jobs=n_jobs, standardize=standardize, patience=patience)
 
 
 def _member_params(mem: dict) -> dict:
@@ -177,6 +193,9 @@ def _prepared(ds, cfg):
 # ------------------------------------------------------------------------------------ jobs
 def _predict_timed(est, X, members):
     """Predictions of ``members`` (config dicts) by batches of shared samples; seconds per member."""
+    from fmeasure.learners.pcc import ProbabilisticClassifierChain
+    from fmeasure.learners.voting import member_predictions
+
     params = [_member_params(m) for m in members]
     groups = {}
     for k, p in enumerate(params):
@@ -201,6 +220,8 @@ def run_fit(ds, fit_name: str, cfg: dict, n_jobs=None) -> dict:
     and ``test_predictions`` (k, n_test, m) int8, and ``record`` (times in seconds: ``fit_s`` of the
     model the test predictions come from, ``validation_fit_s``, ``inference_s`` per member, ...).
     """
+    from fmeasure.learners.voting import validation_split
+
     members = [m for m in cfg["members"] if m["fit"] == fit_name]
     if not members:
         raise ValueError(f"voting: no member uses fit {fit_name!r}")
@@ -320,6 +341,8 @@ def run_vote(fits, cfg: dict, sizes=None, return_instances: bool = False):
         threshold chosen on validation, for k in ``sizes`` (default ``cfg["figure_members"]``,
         sizes above the number of members left out).
     """
+    from fmeasure.learners.voting import choose_threshold
+
     by_name = {}
     va = None
     for fit in fits:
