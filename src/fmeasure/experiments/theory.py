@@ -14,12 +14,11 @@ import logging
 import numpy as np
 import pandas as pd
 
-from fmeasure import inference
-from fmeasure.figures import plt, save_figure
 from fmeasure.io import atomic_output
 from fmeasure.tables import write_table
-from fmeasure.theory import constructions as T
-from fmeasure.theory import lp as L
+
+# The theory (its package imports the numba-backed inference), the LP solver and matplotlib are
+# imported in the functions that compute or draw: the findings job and the report (corrections) stay light.
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +40,8 @@ def _ints(values, key):
 
 def write_figure1(cfg, lp_csvs, csv, md, png, pdf):
     """Figure 1 (Theorem 3.2): closed form, exact construction, and the LP supremum vs m."""
+    from fmeasure.figures import plt, save_figure
+
     table = figure1_table(
         range(int(cfg["m_closed"][0]), int(cfg["m_closed"][1]) + 1),
         _ints(cfg["m_exact"], "figure1.m_exact"),
@@ -106,6 +107,9 @@ def write_hamming(cfg, csv, md):
 
 def write_jaccard(cfg, csv, md, samples_csv, png, pdf):
     """Theorem 3.3: Jaccard regret of h_F against 1 - delta(P)/2 on random distributions."""
+    from fmeasure.figures import plt, save_figure
+    from fmeasure.theory import constructions as T
+
     empties = [float(e) for e in cfg["empty"]]
     samples = T.jaccard_check(
         _ints(cfg["m"], "jaccard.m"), int(cfg["n_per_m"]), int(cfg["seed"]), empties, float(cfg["alpha"])
@@ -143,6 +147,8 @@ def write_jaccard(cfg, csv, md, samples_csv, png, pdf):
 
 def write_independence(cfg, csv, md, png, pdf):
     """Theorem 4.2 / Corollary 4.3: the q-range, the bound 2q - 1, and P_B evaluated exactly."""
+    from fmeasure.figures import plt, save_figure
+
     ms = list(range(2, int(cfg["m_max"]) + 1))
     table = independence_table(ms, int(cfg["m_exact_max"]), float(cfg["q_margin"]))
     write_table(
@@ -209,6 +215,8 @@ def write_examples(csv, md):
 
 def write_lp_job(surrogate, cfg, row_csv, dist_csv):
     """One LP job: the exact worst cases of one surrogate for every m in ``cfg["<surrogate>_m"]``."""
+    from fmeasure.theory import lp as L
+
     results = [
         L.worst_case(int(m), surrogate, float(cfg["witness_margin"]), int(cfg["verify_max_m"]))
         for m in cfg.get(f"{surrogate}_m", [])
@@ -222,7 +230,11 @@ def write_lp_job(surrogate, cfg, row_csv, dist_csv):
 
 def write_lp_summary(row_csvs, dist_csvs, csv, md, dist_table_csv, dist_table_md, png, pdf):
     """Gather the LP jobs: table beside the theorems, the maximizing distributions, and a figure."""
-    order = {s: i for i, s in enumerate(L.SURROGATES)}
+    from fmeasure.figures import plt, save_figure
+    from fmeasure.theory import SURROGATES
+    from fmeasure.theory import constructions as T
+
+    order = {s: i for i, s in enumerate(SURROGATES)}
     table = pd.concat([pd.read_csv(p, dtype={"h": str, "h_L": str, "abcd": str}) for p in row_csvs])
     table = table.sort_values(["surrogate", "m"], key=lambda s: s.map(order) if s.name == "surrogate" else s)
     table = table.reset_index(drop=True)
@@ -461,6 +473,9 @@ def figure1_table(m_closed, m_exact, eps=1e-9):
     -------
     pandas.DataFrame with columns m, closed_form, construction, h_subset, h_F.
     """
+    from fmeasure import inference
+    from fmeasure.theory import constructions as T
+
     rows = {int(m): {"m": int(m), "closed_form": float(T.subset_regret_closed_form(m))} for m in m_closed}
     for m in m_exact:
         m = T.check_m(m, 2)
@@ -486,6 +501,9 @@ def hamming_table(ms, eps_values):
     h_A = e_1 for finite m), and the regret of :func:`~fmeasure.theory.hamming_two_label_distribution`.
     The Hamming minimizer is always computed by ``inference.marginal_modes``.
     """
+    from fmeasure import inference
+    from fmeasure.theory import constructions as T
+
     out = []
     for m in ms:
         m = T.check_m(m, 2)
@@ -534,6 +552,8 @@ def jaccard_summary(samples):
 def independence_table(ms, m_exact_max, q_margin=1e-6):
     """Theorem 4.2 / Corollary 4.3 per m: the q-interval, the bound 2 q_hi - 1, and (m <= m_exact_max)
     the exact regret of the independence-based prediction on P_B at q = q_hi - q_margin."""
+    from fmeasure.theory import constructions as T
+
     rows = []
     for m in ms:
         lo, hi = T.independence_q_range(m)
@@ -547,6 +567,9 @@ def independence_table(ms, m_exact_max, q_margin=1e-6):
 
 def threshold_table(ms, eps_values):
     """Theorem 4.5: exact regret of ``inference.threshold_marginals`` on :func:`~fmeasure.theory.threshold_family`."""
+    from fmeasure import inference
+    from fmeasure.theory import constructions as T
+
     rows = []
     for m in ms:
         for eps in eps_values:
@@ -572,6 +595,9 @@ def examples_table(examples=None):
     Methods: MM (marginal modes), JM (joint mode), FM (Ye et al.'s DP, assumes independence),
     Lewis, thresholding (Section 4.3), GFM (from P and P(y=0)), brute force.
     """
+    from fmeasure import inference
+    from fmeasure.theory import constructions as T
+
     examples = T.worked_examples() if examples is None else examples
     rows = []
     for name, (S, p) in examples.items():
