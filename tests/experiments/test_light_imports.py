@@ -44,3 +44,23 @@ def test_module_imports_no_learner(module):
     code = f"import sys, {module}; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == [], f"importing {module} imports {out.stdout.split()}"
+
+
+def test_the_workflow_definition_imports_no_learner(tmp_path):
+    """Snakemake reads the Snakefile in its own process, and again in every cluster job: what the
+    rules import while the workflow is built (a dry run) loads neither scikit-learn nor numba."""
+    probe = tmp_path / "probe.py"  # runs Snakemake's dry run in-process, then lists the heavy modules
+    probe.write_text(
+        "import sys\n"
+        "from snakemake.cli import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        f"print('HEAVY:', *[m for m in {HEAVY!r} if m in sys.modules])\n"
+    )
+    args = ["--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path), "-n", "--quiet", "all"]
+    args += ["--configfile", str(ROOT / "config" / "smoke.yaml")]
+    out = subprocess.run([sys.executable, str(probe), *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "HEAVY:", out.stdout[-500:]
