@@ -2,6 +2,8 @@
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -22,6 +24,18 @@ LONG_MODULES = (
     "test_workflow_nominal.py",
     "test_peers_workflow.py",
 )
+
+
+def pytest_configure(config):
+    """In a fresh checkout, compile the numba kernels once before the workers start (see
+    tests/_warm_kernels.py): concurrent first compilations of one kernel can fail in numba's cache."""
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller has done it
+        return
+    import fmeasure  # light: no kernel is imported
+
+    if not any(Path(fmeasure.__file__).parent.rglob("*.nbi")):  # numba's cache index files
+        print("compiling the numba kernels once (a fresh checkout)", file=sys.stderr)
+        subprocess.run([sys.executable, str(Path(__file__).with_name("_warm_kernels.py"))], check=True)
 
 
 def pytest_xdist_auto_num_workers(config):
