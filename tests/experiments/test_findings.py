@@ -333,3 +333,28 @@ def test_paper_differences_and_far_from_paper_by_hand():
     assert row["verdict"] == "not confirmed" and row["margin"] == 5.0
     assert row["evidence"].startswith("2 of 4 cells more than 2 points") and "a Y f -5.00" in row["evidence"]
     assert deviation_finding("table5", t, ["f", "hamming"], threshold=5.0)["verdict"] == "confirmed"
+
+
+@pytest.mark.parametrize(
+    "jm, fm, expected",
+    [
+        ([1.0, 1.0], [2.0, 3.0], "confirmed"),
+        ([4.0, 4.0], [2.0, 3.0], "contradicted"),
+        ([1.0, 4.0], [2.0, 3.0], "not confirmed"),
+    ],
+)
+def test_fastest_inference_finding_compares_the_fastest_competitor(jm, fm, expected):
+    # two datasets; the competitors are FM and a slower GFM, so the fastest other is FM
+    t = pd.DataFrame(
+        {
+            "dataset": ["a"] * 3 + ["b"] * 3,
+            "method": ["JM", "FM", "GFM"] * 2,
+            "inference_time_s": [jm[0], fm[0], 10.0, jm[1], fm[1], 10.0],
+        }
+    )
+    claims = pd.DataFrame({"claim": ["JM is fastest"], "section": ["5.2"]}, index=["pcc.jm_fast"])
+    row = F.fastest_inference_finding(t, "JM", "pcc.jm_fast", claims, others="the others'")
+    assert row["verdict"] == expected and row["section"] == "5.2"
+    ratios = ", ".join(f"{d} {f / j:.3g}x" for d, f, j in zip("ab", fm, jm))
+    assert row["evidence"] == f"the others' inference time / JM's: {ratios} (timed, no SE)"
+    assert F.fastest_inference_finding(t[t.method == "JM"], "JM", "pcc.jm_fast", claims, others="") is None

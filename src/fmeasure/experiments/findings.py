@@ -263,6 +263,40 @@ def finding(
     }
 
 
+def fastest_inference_finding(
+    table: pd.DataFrame, method: str, claim_id: str, claims: pd.DataFrame, *, others: str, link: str = ""
+) -> dict | None:
+    """The claim that ``method`` infers fastest, from a table's ``inference_time_s`` per dataset.
+
+    The ratio per dataset is the fastest other method's inference time over ``method``'s:
+    confirmed when every ratio is above 1, contradicted when every one is below 1, not confirmed
+    otherwise (timed once: no SE). ``others`` names the competitors in the evidence; ``claims`` is
+    :func:`paper_claims` indexed by ``claim_id``. None when the table has no competitor.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": ["a", "a", "b", "b"], "method": ["JM", "FM"] * 2,
+    ...                   "inference_time_s": [1.0, 3.0, 2.0, 1.0]})
+    >>> c = pd.DataFrame({"claim": ["JM is fast"], "section": ["5"]}, index=["pcc.jm_fast"])
+    >>> row = fastest_inference_finding(t, "JM", "pcc.jm_fast", c, others="FM's")
+    >>> row["verdict"], row["evidence"]
+    ('not confirmed', "FM's inference time / JM's: a 3x, b 0.5x (timed, no SE)")
+    """
+    times = table.pivot_table(index="dataset", columns="method", values="inference_time_s", sort=False)
+    if method not in times.columns or len(times.columns) < 2:
+        return None
+    ratio = times.drop(columns=method).min(axis=1) / times[method]
+    verdict = "confirmed" if (ratio > 1).all() else "contradicted" if (ratio < 1).all() else "not confirmed"
+    evidence = (
+        f"{others} inference time / {method}'s: "
+        + ", ".join(f"{d} {r:.3g}x" for d, r in ratio.items())
+        + " (timed, no SE)"
+    )
+    return finding(
+        claim_id, claims.loc[claim_id, "claim"], claims.loc[claim_id, "section"], verdict, evidence=evidence, link=link
+    )
+
+
 def paper_claims() -> pd.DataFrame:
     """The paper's tables, figures, theorems and qualitative claims (``paper_numbers/claims.csv``).
 

@@ -247,22 +247,7 @@ def write_findings(
     rows.append(F.cells_finding("par.br_f", cells, z=z, link=link, what="each of LFP, EFP vs BR, f"))
     cells = F.bootstrap_cells(inst, "dataset", "f", ["EFP"], ["BR", "LFP"], **kw)
     rows.append(F.cells_finding("par.efp_f", cells, z=z, link=link, what="EFP vs best of BR/LFP, f"))
-    times = t5.pivot_table(index="dataset", columns="method", values="inference_time_s", sort=False)
-    if "BR" in times.columns and len(times.columns) > 1:
-        ratio = times.drop(columns="BR").min(axis=1) / times["BR"]
-        v = "confirmed" if (ratio > 1).all() else "contradicted" if (ratio < 1).all() else "not confirmed"
-        rows.append(
-            F.finding(
-                "par.br_inference",
-                cat.loc["par.br_inference", "claim"],
-                cat.loc["par.br_inference", "section"],
-                v,
-                evidence=(
-                    "fastest other learner's inference time / BR's: "
-                    + ", ".join(f"{d} {r:.3g}x" for d, r in ratio.items())
-                    + " (timed, no SE)"
-                ),
-                link=link,
-            )
-        )
+    row = F.fastest_inference_finding(t5, "BR", "par.br_inference", cat, others="fastest other learner's", link=link)
+    if row is not None:
+        rows.append(row)
     return F.write_findings(rows, out_csv)

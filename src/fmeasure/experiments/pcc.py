@@ -394,24 +394,9 @@ def write_findings(
         rows.append(
             F.cells_finding(cid, cells, z=z, link=link, what=f"{'/'.join(a)} vs best of {'/'.join(b)}, {measure}")
         )
-    times = t4.pivot_table(index="dataset", columns="method", values="inference_time_s", sort=False)
-    if "JM" in times.columns and len(times.columns) > 1:
-        ratio = times.drop(columns="JM").min(axis=1) / times["JM"]
-        v = "confirmed" if (ratio > 1).all() else "contradicted" if (ratio < 1).all() else "not confirmed"
-        rows.append(
-            F.finding(
-                "pcc.jm_fast",
-                cat.loc["pcc.jm_fast", "claim"],
-                cat.loc["pcc.jm_fast", "section"],
-                v,
-                evidence=(
-                    "fastest sampling method's inference time / JM's: "
-                    + ", ".join(f"{d} {r:.3g}x" for d, r in ratio.items())
-                    + " (timed, no SE)"
-                ),
-                link=link,
-            )
-        )
+    row = F.fastest_inference_finding(t4, "JM", "pcc.jm_fast", cat, others="fastest sampling method's", link=link)
+    if row is not None:
+        rows.append(row)
     f5 = pd.read_csv(figure5_csv)
     cells = []
     for (d, m), g in f5.groupby(["dataset", "method"], sort=False):
