@@ -43,6 +43,16 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/scaling.smk"
 
 
+onstart:
+    # A fresh install: compile the numba kernels here, once, before parallel jobs each compile them
+    # (concurrent first compilations can fail in numba's cache; fmeasure.learners.warmup).
+    from fmeasure.learners.warmup import compile_kernels, kernels_compiled
+
+    if not kernels_compiled():
+        logger.info("Compiling the numba kernels once (a fresh install; about 20 s of CPU).")
+        compile_kernels()
+
+
 rule all:
     input:
         get_all_targets(),

@@ -27,15 +27,16 @@ LONG_MODULES = (
 
 
 def pytest_configure(config):
-    """In a fresh checkout, compile the numba kernels once before the workers start (see
-    tests/_warm_kernels.py): concurrent first compilations of one kernel can fail in numba's cache."""
+    """In a fresh checkout, compile the numba kernels once before the workers start: concurrent
+    first compilations of one kernel can fail in numba's cache (fmeasure.learners.warmup)."""
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller has done it
         return
-    import fmeasure  # light: no kernel is imported
+    from fmeasure.learners.warmup import kernels_compiled  # light: imports no learner
 
-    if not any(Path(fmeasure.__file__).parent.rglob("*.nbi")):  # numba's cache index files
+    if not kernels_compiled():
         print("compiling the numba kernels once (a fresh checkout)", file=sys.stderr)
-        subprocess.run([sys.executable, str(Path(__file__).with_name("_warm_kernels.py"))], check=True)
+        code = "from fmeasure.learners.warmup import compile_kernels; compile_kernels()"
+        subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def pytest_xdist_auto_num_workers(config):
