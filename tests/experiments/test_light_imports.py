@@ -64,3 +64,14 @@ def test_the_workflow_definition_imports_no_learner(tmp_path):
     out = subprocess.run([sys.executable, str(probe), *args], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1] == "HEAVY:", out.stdout[-500:]
+
+
+def test_every_stage_module_is_light():
+    """The report job imports each stage's module for its ``analysis()``."""
+    code = (
+        "import importlib, sys; from fmeasure.experiments.report import STAGE_TITLES; "
+        "[importlib.import_module(f'fmeasure.experiments.{s}') for s in STAGE_TITLES]; "
+        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == []

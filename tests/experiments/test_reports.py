@@ -153,3 +153,27 @@ def test_report_deviation_sentences_cite_only_numbers_of_this_run(tmp_path):
     csvs = [res / "tables" / "table4.csv", found]
     assert stale_numbers(res / "report.md", csvs) == ["6.39"]  # the difference lives only in deviations.csv
     assert stale_numbers(res / "report.md", csvs + [dev_csv]) == []
+
+
+def test_knn_analysis_names_the_far_cell_and_table3_ratios(tmp_path):
+    from fmeasure.experiments.knn import analysis
+
+    t2 = pd.DataFrame({"dataset": ["scene"] * 2, "method": ["MM", "GFM"], "l": [10, 10]})
+    for m, ours, paper in [("hamming", [10, 11], [10.5, 11]), ("subset01", [30, 31], [30, 31])]:
+        t2[m], t2[f"{m}_paper"] = ours, paper
+    t2["f"], t2["f_paper"] = [70.0, 75.0], [70.0, 71.5]  # GFM's F is 3.5 points above the paper
+    t2["jaccard"], t2["jaccard_paper"] = [60.0, 61.0], [60.0, 61.0]
+    t2.to_csv(tmp_path / "table2.csv", index=False)
+    pd.DataFrame({"time_ratio_paper_over_ours": [2.0, 8.0, 4.0]}).to_csv(tmp_path / "table3.csv", index=False)
+    lines, dev = analysis(tmp_path, 2.0)
+    assert lines[0] == (
+        "- Table 2: 1 cells more than 2 points from the paper (ours vs paper): "
+        "scene GFM 10 F-measure: 75.00 vs 71.50 (+3.50)."
+    )
+    assert (
+        lines[1]
+        == "- Table 3: the paper's times are 2 to 8 times ours (median 4; different machines and implementations)."
+    )
+    assert len(dev) == 1 and dev[0][["measure", "diff"]].values.tolist() == [["f", 3.5]]
+    lines, dev = analysis(tmp_path, 4.0)
+    assert lines[0] == "- Table 2: every cell within 4 points of the paper." and dev == []

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fmeasure.metrics import MEASURE_DIRECTIONS, MEASURES
+from fmeasure.metrics import MEASURE_DIRECTIONS, MEASURE_TITLES, MEASURES
 
 __all__ = [
     "COLUMNS",
@@ -47,6 +47,8 @@ __all__ = [
     "collect",
     "paper_differences",
     "far_from_paper",
+    "deviations",
+    "deviation_sentences",
 ]
 
 #: Columns of ``results/findings/<stage>.csv``.
@@ -505,3 +507,41 @@ def deviation_finding(
     return finding(
         cid, claim, section, "confirmed" if not over else "not confirmed", abs(big["diff"]), np.nan, ev, link
     )
+
+
+def deviations(table: pd.DataFrame, values, keys, *, threshold: float) -> pd.DataFrame:
+    """Cells more than ``threshold`` points from the paper, measure by measure: ``keys..., measure,
+    ours, paper, diff`` (ours and diff rounded to 0.01), from :func:`far_from_paper`."""
+    d = far_from_paper(table, values, keys, threshold)
+    d = d.sort_values("measure", key=lambda m: m.map(list(values).index), kind="stable").reset_index(drop=True)
+    return d.assign(ours=d.ours.round(2), diff=d["diff"].round(2))
+
+
+def _format_deviations(d: pd.DataFrame, keys) -> str:
+    return "; ".join(
+        " ".join(str(r[k]) for k in keys) + f" {MEASURE_TITLES.get(r['measure'], r['measure'])}: "
+        f"{r['ours']:.2f} vs {r['paper']:.2f} ({r['diff']:+.2f})"
+        for _, r in d.iterrows()
+    )
+
+
+def deviation_sentences(table_csv, values, keys, what: str, points: float) -> tuple[list[str], list[pd.DataFrame]]:
+    """The report's sentence on the cells of one table more than ``points`` from the paper, and those
+    cells (a list of one frame, with a ``table`` column ``what``; empty when none deviates)."""
+    table_csv = Path(table_csv)
+    if not table_csv.exists():
+        return [], []
+    t = pd.read_csv(table_csv)
+    dev = deviations(t, values, keys, threshold=points).assign(table=what)
+    if not len(dev):
+        has_paper = any(f"{v}_paper" in t.columns and t[f"{v}_paper"].notna().any() for v in values)
+        return (
+            [f"- {what}: every cell within {points:g} points of the paper."]
+            if has_paper
+            else [f"- {what}: no dataset of the paper in this run, nothing to compare."]
+        ), []
+    return [
+        f"- {what}: {len(dev)} cells more than {points:g} points from the paper (ours vs paper): "
+        + _format_deviations(dev, keys)
+        + "."
+    ], [dev]

@@ -331,10 +331,16 @@ def run_findings(table, *, z: float = 2.0, link: str = "#sec-foptimal") -> list[
     return out
 
 
-def analysis(table, *, z: float = 2.0) -> list[str]:
-    """Sentences for the report, generated from ``foptimal.csv``: per model, the F gains over the
-    datasets and how many exceed ``z`` standard errors either way."""
-    t = pd.read_csv(table) if not isinstance(table, pd.DataFrame) else table
+def analysis(tables, points: float = 0.0, *, z: float = 2.0) -> tuple[list[str], list[pd.DataFrame]]:
+    """The report's sentences on this stage, from ``foptimal.csv`` in folder ``tables``: per model,
+    the F gains over the datasets and how many exceed ``z`` standard errors either way. No cell is
+    compared with the paper (it has none)."""
+    from pathlib import Path
+
+    path = Path(tables) / "foptimal.csv"
+    if not path.exists():
+        return [], []
+    t = pd.read_csv(path)
     out = []
     for name in MODELS.values():
         sub = t[t.model == name]
@@ -347,4 +353,4 @@ def analysis(table, *, z: float = 2.0) -> list[str]:
             f"- {name} ({sub.route.iloc[0]}): F gain of FOptimalClassifier over predict {cells} points; "
             f"{up} of {len(sub)} datasets clearly better, {down} clearly worse."
         )
-    return out
+    return out, []

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure import metrics
-from fmeasure.experiments.findings import DEVIATION_POINTS, instance_scores
+from fmeasure.experiments.findings import DEVIATION_POINTS, deviation_sentences, instance_scores
 from fmeasure.tables import beside_paper, paper_numbers, write_table
 from fmeasure.timing import best_of
 
@@ -304,3 +304,25 @@ def describe_empty_label_sets(counts: dict, jaccard_empty: float) -> str:
         f"{k} of {n} test instances have an empty label set ({per}); "
         f"Jaccard(empty, empty) = {jaccard_empty:g} scores an empty prediction for them."
     )
+
+
+def analysis(tables, points: float) -> tuple[list[str], list[pd.DataFrame]]:
+    """The report's sentences on this stage, from the tables in folder ``tables``: Table 2's cells
+    more than ``points`` from the paper (also returned, as frames), and the range of Table 3's
+    ratios of the paper's times over ours."""
+    from pathlib import Path
+
+    tables = Path(tables)
+    lines, dev = deviation_sentences(
+        tables / "table2.csv", list(metrics.MEASURE_TITLES), ["dataset", "method", "l"], "Table 2", points
+    )
+    p = tables / "table3.csv"
+    if p.exists():
+        t = pd.read_csv(p)
+        r = t["time_ratio_paper_over_ours"].dropna() if "time_ratio_paper_over_ours" in t else pd.Series(dtype=float)
+        if len(r):
+            lines.append(
+                f"- Table 3: the paper's times are {r.min():.3g} to {r.max():.3g} times ours "
+                f"(median {r.median():.3g}; different machines and implementations)."
+            )
+    return lines, dev

@@ -25,7 +25,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from fmeasure.experiments.findings import DEVIATION_POINTS, instance_scores
+from fmeasure.experiments.findings import DEVIATION_POINTS, deviation_sentences, instance_scores
 from fmeasure.metrics import f_measure, hamming_loss
 from fmeasure.tables import beside_paper, best_mask, paper_numbers, write_table
 
@@ -251,3 +251,11 @@ def write_findings(
     if row is not None:
         rows.append(row)
     return F.write_findings(rows, out_csv)
+
+
+def analysis(tables, points: float) -> tuple[list[str], list[pd.DataFrame]]:
+    """The report's sentence on Table 5's cells more than ``points`` from the paper (folder
+    ``tables``), and those cells."""
+    from pathlib import Path
+
+    return deviation_sentences(Path(tables) / "table5.csv", ["hamming", "f"], ["dataset", "method"], "Table 5", points)

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure import datasets, metrics
-from fmeasure.experiments.findings import DEVIATION_POINTS, instance_scores
+from fmeasure.experiments.findings import DEVIATION_POINTS, deviation_sentences, instance_scores
 from fmeasure.io import atomic_output
 from fmeasure.metrics import MEASURE_DIRECTIONS, MEASURES, METHOD_LABELS
 from fmeasure.tables import best_mask, paper_numbers, write_table
@@ -422,3 +422,11 @@ def write_findings(
         )
     )
     return F.write_findings(rows, out_csv)
+
+
+def analysis(tables, points: float) -> tuple[list[str], list[pd.DataFrame]]:
+    """The report's sentence on Table 4's cells more than ``points`` from the paper (folder
+    ``tables``), and those cells."""
+    return deviation_sentences(
+        Path(tables) / "table4.csv", list(metrics.MEASURE_TITLES), ["dataset", "method"], "Table 4", points
+    )

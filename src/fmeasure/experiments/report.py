@@ -23,7 +23,6 @@ __all__ = [
     "STAGE_TITLES",
     "NOT_IN_WORKFLOW",
     "render_caption",
-    "deviations",
     "MAX_INLINE_LINES",
 ]
 
@@ -75,31 +74,6 @@ def render_caption(path, config: dict | None = None) -> str:
 # --------------------------------------------------------------------------------------------------
 # deviations from the paper and generated analyses
 
-_MEASURE_NAMES = {
-    "hamming": "Hamming loss",
-    "subset01": "subset 0/1 loss",
-    "f": "F-measure",
-    "jaccard": "Jaccard index",
-}
-
-
-def deviations(table: pd.DataFrame, values, keys, *, threshold: float) -> pd.DataFrame:
-    """Cells more than ``threshold`` points from the paper, measure by measure: ``keys..., measure,
-    ours, paper, diff`` (ours and diff rounded to 0.01), from :func:`~fmeasure.experiments.findings.far_from_paper`."""
-    from fmeasure.experiments.findings import far_from_paper
-
-    d = far_from_paper(table, values, keys, threshold)
-    d = d.sort_values("measure", key=lambda m: m.map(list(values).index), kind="stable").reset_index(drop=True)
-    return d.assign(ours=d.ours.round(2), diff=d["diff"].round(2))
-
-
-def _fmt_dev(d: pd.DataFrame, keys) -> str:
-    return "; ".join(
-        " ".join(str(r[k]) for k in keys) + f" {_MEASURE_NAMES.get(r['measure'], r['measure'])}: "
-        f"{r['ours']:.2f} vs {r['paper']:.2f} ({r['diff']:+.2f})"
-        for _, r in d.iterrows()
-    )
-
 
 def _findings_sentences(findings: pd.DataFrame, stage: str) -> list[str]:
     sub = findings[findings.stage == stage]
@@ -115,102 +89,18 @@ def _findings_sentences(findings: pd.DataFrame, stage: str) -> list[str]:
     return lines
 
 
-def _analysis_simulations(tables: Path) -> list[str]:
-    out = []
-    for fig, data_model in (("figure2", "independent"), ("figure3", "chain")):
-        p = tables / f"simulations_{fig}.csv"
-        if not p.exists():
-            continue
-        s = pd.read_csv(p)
-        n = int(s.train_size.max())
-        big = s[s.train_size == n]
-        best = []
-        for measure in ("hamming", "subset01", "f", "jaccard"):
-            b = big[big.measure == measure].set_index("method")["mean"]
-            if len(b):
-                top = b.min() if measure in ("hamming", "subset01") else b.max()
-                tied = [k for k, v in b.items() if abs(v - top) <= 1e-12]
-                best.append(f"{_MEASURE_NAMES[measure]} {' = '.join(tied)} ({top:.4f})")
-        out.append(f"- {data_model} labels, n = {n}: best mean per measure: " + "; ".join(best) + ".")
-        from fmeasure.experiments.simulations import coinciding_methods
-
-        coinc = coinciding_methods(s)
-        if coinc:
-            out.append(
-                f"  Identical curves in every panel: {', '.join(' = '.join(c) for c in coinc)} "
-                "(drawn with offset markers)."
-            )
-    p = tables / "simulations_figure4.csv"
-    if p.exists():
-        t = pd.read_csv(p)
-        m = int(t.n_labels.max())
-        for step in ("estimation", "inference"):
-            tot = t[(t.n_labels == m) & (t.step == step)].set_index("method").time_ms_mean.sort_values()
-            if len(tot):
-                out.append(
-                    f"- Figure 4, m = {m}: {step} time per training sample, fastest to slowest: "
-                    + ", ".join(f"{k} {v:.4g} ms" for k, v in tot.items())
-                    + "."
-                )
-    return out
-
-
-def _analysis_deviations(
-    table_csv: Path, values, keys, what: str, points: float
-) -> tuple[list[str], list[pd.DataFrame]]:
-    """Sentences on the cells of one table more than ``points`` from the paper, and those cells."""
-    if not table_csv.exists():
-        return [], []
-    t = pd.read_csv(table_csv)
-    dev = deviations(t, values, keys, threshold=points).assign(table=what)
-    if not len(dev):
-        has_paper = any(f"{v}_paper" in t.columns and t[f"{v}_paper"].notna().any() for v in values)
-        return (
-            [f"- {what}: every cell within {points:g} points of the paper."]
-            if has_paper
-            else [f"- {what}: no dataset of the paper in this run, nothing to compare."]
-        ), []
-    return [
-        f"- {what}: {len(dev)} cells more than {points:g} points from the paper (ours vs paper): "
-        + _fmt_dev(dev, keys)
-        + "."
-    ], [dev]
-
-
-def _analysis_table3(tables: Path) -> list[str]:
-    p = tables / "table3.csv"
-    if not p.exists():
-        return []
-    t = pd.read_csv(p)
-    r = t["time_ratio_paper_over_ours"].dropna() if "time_ratio_paper_over_ours" in t else pd.Series(dtype=float)
-    if not len(r):
-        return []
-    return [
-        f"- Table 3: the paper's times are {r.min():.3g} to {r.max():.3g} times ours "
-        f"(median {r.median():.3g}; different machines and implementations)."
-    ]
-
-
 def _analysis(stage: str, tables: Path, points: float) -> tuple[list[str], list[pd.DataFrame]]:
-    """A stage's generated analysis sentences, and its cells more than ``points`` from the paper."""
-    if stage == "simulations":
-        return _analysis_simulations(tables), []
-    if stage == "knn":
-        lines, dev = _analysis_deviations(
-            tables / "table2.csv", list(_MEASURE_NAMES), ["dataset", "method", "l"], "Table 2", points
-        )
-        return lines + _analysis_table3(tables), dev
-    if stage == "pcc":
-        return _analysis_deviations(
-            tables / "table4.csv", list(_MEASURE_NAMES), ["dataset", "method"], "Table 4", points
-        )
-    if stage == "parametric":
-        return _analysis_deviations(tables / "table5.csv", ["hamming", "f"], ["dataset", "method"], "Table 5", points)
-    if stage == "foptimal" and (tables / "foptimal.csv").exists():
-        from fmeasure.experiments.foptimal import analysis
+    """A stage's generated analysis sentences, and its cells more than ``points`` from the paper:
+    the ``analysis(tables, points)`` of the stage's module, when it has one."""
+    import importlib
 
-        return analysis(tables / "foptimal.csv"), []
-    return [], []
+    try:
+        module = importlib.import_module(f"fmeasure.experiments.{stage}")
+    except ModuleNotFoundError:
+        return [], []
+    if not hasattr(module, "analysis"):
+        return [], []
+    return module.analysis(tables, points)
 
 
 # --------------------------------------------------------------------------------------------------

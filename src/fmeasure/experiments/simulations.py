@@ -703,3 +703,47 @@ def time_methods(
             for (method, step), sec in steps.items() if r >= 0 else ():
                 rows.append({"n_labels": int(m), "repeat": r, "method": method, "step": step, "seconds": sec})
     return pd.DataFrame(rows)
+
+
+def analysis(tables, points: float = 0.0) -> tuple[list[str], list[pd.DataFrame]]:
+    """The report's sentences on this stage, from the tables in folder ``tables``: the best method
+    per measure at the largest training size (Figures 2-3, with the methods whose curves coincide)
+    and Figure 4's order of estimation and inference times. No cell is compared with the paper."""
+    from pathlib import Path
+
+    tables = Path(tables)
+    out = []
+    for fig, data_model in (("figure2", "independent"), ("figure3", "chain")):
+        p = tables / f"simulations_{fig}.csv"
+        if not p.exists():
+            continue
+        s = pd.read_csv(p)
+        n = int(s.train_size.max())
+        big = s[s.train_size == n]
+        best = []
+        for measure in ("hamming", "subset01", "f", "jaccard"):
+            b = big[big.measure == measure].set_index("method")["mean"]
+            if len(b):
+                top = b.min() if measure in ("hamming", "subset01") else b.max()
+                tied = [k for k, v in b.items() if abs(v - top) <= 1e-12]
+                best.append(f"{MEASURE_TITLES[measure]} {' = '.join(tied)} ({top:.4f})")
+        out.append(f"- {data_model} labels, n = {n}: best mean per measure: " + "; ".join(best) + ".")
+        coinc = coinciding_methods(s)
+        if coinc:
+            out.append(
+                f"  Identical curves in every panel: {', '.join(' = '.join(c) for c in coinc)} "
+                "(drawn with offset markers)."
+            )
+    p = tables / "simulations_figure4.csv"
+    if p.exists():
+        t = pd.read_csv(p)
+        m = int(t.n_labels.max())
+        for step in ("estimation", "inference"):
+            tot = t[(t.n_labels == m) & (t.step == step)].set_index("method").time_ms_mean.sort_values()
+            if len(tot):
+                out.append(
+                    f"- Figure 4, m = {m}: {step} time per training sample, fastest to slowest: "
+                    + ", ".join(f"{k} {v:.4g} ms" for k, v in tot.items())
+                    + "."
+                )
+    return out, []
