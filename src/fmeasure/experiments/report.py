@@ -94,9 +94,12 @@ def _analysis(stage: str, tables: Path, points: float) -> tuple[list[str], list[
     the ``analysis(tables, points)`` of the stage's module, when it has one."""
     import importlib
 
+    name = f"fmeasure.experiments.{stage}"
     try:
-        module = importlib.import_module(f"fmeasure.experiments.{stage}")
-    except ModuleNotFoundError:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:  # the stage's module exists but fails to import
+            raise
         return [], []
     if not hasattr(module, "analysis"):
         return [], []
