@@ -13,6 +13,8 @@ from pathlib import Path
 import pandas as pd
 from _mirror import ROOT, TEST_DATA, snakemake_env
 
+from fmeasure.tables import untimed
+
 SMOKE_CONFIG = ROOT / "config" / "smoke.yaml"
 
 
@@ -41,15 +43,6 @@ def run_snakemake(
 
 
 def untimed_tables(workdir: Path) -> dict:
-    """Every ``results/tables/*.csv`` of a run, without the columns of measured times (name holding
-    "time" or "second", or ending in "_s": the rule of tools/compare_tables.py), by file name."""
-    tables = {}
-    for path in sorted((workdir / "results" / "tables").glob("*.csv")):
-        df = pd.read_csv(path)
-        keep = [
-            c
-            for c in df.columns
-            if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")
-        ]
-        tables[path.name] = df[keep]
-    return tables
+    """Every ``results/tables/*.csv`` of a run without the columns of measured times
+    (:func:`fmeasure.tables.untimed`), by file name."""
+    return {p.name: untimed(pd.read_csv(p)) for p in sorted((workdir / "results" / "tables").glob("*.csv"))}

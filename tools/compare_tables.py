@@ -4,7 +4,8 @@
 
 RUN_A and RUN_B are working directories of two runs (each holds results/tables/). Prints one line
 per table (identical, differs, or present in one run only) and exits 1 if any table differs. A
-column counts as timing when its name contains "time" or "second" or ends in "_s". Columns that
+column counts as timing when its name contains "time" or "second" or ends in "_s"
+(:func:`fmeasure.tables.untimed`). Columns that
 were renamed between releases (``RENAMED``) are compared under their current names.
 """
 
@@ -15,17 +16,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from fmeasure.tables import untimed
+
 #: Old column name -> current name (Table 6 now writes the paper's values as ``<column>_paper``,
 #: like the other tables).
 RENAMED = {"paper_setting": "setting_paper", "paper_f": "f_paper"}
 
 
 def _untimed(df: pd.DataFrame) -> pd.DataFrame:
-    df = df.rename(columns=RENAMED)
-    keep = [
-        c for c in df.columns if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")
-    ]
-    return df[keep]
+    return untimed(df.rename(columns=RENAMED))
 
 
 def compare(a: Path, b: Path) -> int:

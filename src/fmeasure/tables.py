@@ -4,6 +4,7 @@ Every table of the pipeline is written with :func:`write_table` (CSV + rendered 
 atomically). :func:`best_mask` marks the best value per column (bold in the paper's tables),
 :func:`paper_numbers` reads the values transcribed from the paper (``paper_numbers/<name>.csv``
 inside the package) and :func:`beside_paper` joins them to ours with the difference.
+:func:`untimed` leaves out the columns of measured times, which differ between any two runs.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pandas as pd
 
 from .io import atomic_output
 
-__all__ = ["write_table", "best_mask", "paper_numbers", "beside_paper", "to_markdown"]
+__all__ = ["write_table", "best_mask", "paper_numbers", "beside_paper", "to_markdown", "untimed"]
 
 
 def best_mask(df: pd.DataFrame, directions: dict, by=None, atol: float = 1e-12) -> pd.DataFrame:
@@ -124,3 +125,18 @@ def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, on: list, values: list
     for v in values:
         order += [v, f"{v}_paper", f"{v}_diff"]
     return merged[order]
+
+
+def untimed(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` without its columns of measured times: a name holding "time" or "second", or ending
+    in "_s" (any case). Two runs of one config agree on every other column.
+
+    Examples
+    --------
+    >>> untimed(pd.DataFrame(columns=["f", "fit_s", "train_time_s", "Seconds", "se"])).columns.tolist()
+    ['f', 'se']
+    """
+    keep = [
+        c for c in df.columns if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")
+    ]
+    return df[keep]

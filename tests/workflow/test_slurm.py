@@ -33,6 +33,7 @@ import pandas as pd
 import pytest
 
 from fmeasure.experiments.findings import TIMED_CLAIMS
+from fmeasure.tables import untimed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from slurm.cluster import (  # noqa: E402
@@ -50,9 +51,6 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 DATA_MIRROR = str(REPO / "tests" / "data")
 #: Upper bound on each Snakemake run (the smoke run takes well under a minute locally).
 RUN_TIMEOUT = 900
-#: CSV columns holding measured times (``*time*``, ``*second*``, ``*_s``; the convention of
-#: tests/workflow/test_workflow_smoke.py): they differ between any two runs.
-TIME_COLUMN = re.compile(r"(time|second|duration|elapsed|_s$)", re.IGNORECASE)
 #: Settings a cluster without accounting needs (see the profile's comments).
 NO_ACCOUNTING = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "5"]
 
@@ -217,8 +215,7 @@ def test_slurm_smoke_run_matches_local_run(slurm_cluster, request, tmp_path, rec
         a, b = pd.read_csv(results_local / rel), pd.read_csv(results_slurm / rel)
         if "claim_id" in a.columns:  # findings: verdicts of timing claims follow the measured times
             a, b = (d[~d.claim_id.isin(TIMED_CLAIMS)].reset_index(drop=True) for d in (a, b))
-        timed = [c for c in a.columns if TIME_COLUMN.search(str(c))]
-        pd.testing.assert_frame_equal(a.drop(columns=timed), b.drop(columns=timed), check_exact=True, obj=rel)
+        pd.testing.assert_frame_equal(untimed(a), untimed(b), check_exact=True, obj=rel)
     for rel in files:
         if rel.endswith((".png", ".pdf")):
             assert (results_slurm / rel).stat().st_size > 0, rel
