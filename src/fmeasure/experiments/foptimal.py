@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -335,8 +336,6 @@ def analysis(tables, points: float = 0.0, *, z: float = 2.0) -> tuple[list[str],
     """The report's sentences on this stage, from ``foptimal.csv`` in folder ``tables``: per model,
     the F gains over the datasets and how many exceed ``z`` standard errors either way. No cell is
     compared with the paper (it has none)."""
-    from pathlib import Path
-
     path = Path(tables) / "foptimal.csv"
     if not path.exists():
         return [], []

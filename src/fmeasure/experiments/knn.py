@@ -10,6 +10,7 @@ search + inference), each beside the paper's numbers with the difference.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -310,8 +311,6 @@ def analysis(tables, points: float) -> tuple[list[str], list[pd.DataFrame]]:
     """The report's sentences on this stage, from the tables in folder ``tables``: Table 2's cells
     more than ``points`` from the paper (also returned, as frames), and the range of Table 3's
     ratios of the paper's times over ours."""
-    from pathlib import Path
-
     tables = Path(tables)
     lines, dev = deviation_sentences(
         tables / "table2.csv", list(metrics.MEASURE_TITLES), ["dataset", "method", "l"], "Table 2", points

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,18 +30,11 @@ from fmeasure.experiments.findings import DEVIATION_POINTS, deviation_sentences,
 from fmeasure.metrics import f_measure, hamming_loss
 from fmeasure.tables import beside_paper, best_mask, paper_numbers, write_table
 
-__all__ = [
-    "LEARNERS",  # noqa: F822 (built on first use by __getattr__)
-    "LEARNER_NAMES",
-    "make_learner",
-    "run_learner",
-    "write_table5",
-]
+__all__ = ["LEARNER_NAMES", "make_learner", "run_learner", "write_table5"]
 
 log = logging.getLogger(__name__)
 
-#: Learner names used in config and tables, in the tables' order (``LEARNERS`` maps them to the
-#: estimator classes).
+#: Learner names used in config and tables, in the tables' order.
 LEARNER_NAMES = ("BR", "LFP", "EFP")
 
 
@@ -49,13 +43,6 @@ def _learner_classes() -> dict:
     from fmeasure.learners.parametric import EFP, LFP, BinaryRelevance
 
     return {"BR": BinaryRelevance, "LFP": LFP, "EFP": EFP}
-
-
-def __getattr__(name):
-    # LEARNERS (learner names -> estimator classes) is built on first use
-    if name == "LEARNERS":
-        return _learner_classes()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _VALUES = ["hamming", "f", "train_time_s", "inference_time_s"]
@@ -256,6 +243,4 @@ def write_findings(
 def analysis(tables, points: float) -> tuple[list[str], list[pd.DataFrame]]:
     """The report's sentence on Table 5's cells more than ``points`` from the paper (folder
     ``tables``), and those cells."""
-    from pathlib import Path
-
     return deviation_sentences(Path(tables) / "table5.csv", ["hamming", "f"], ["dataset", "method"], "Table 5", points)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -709,8 +710,6 @@ def analysis(tables, points: float = 0.0) -> tuple[list[str], list[pd.DataFrame]
     """The report's sentences on this stage, from the tables in folder ``tables``: the best method
     per measure at the largest training size (Figures 2-3, with the methods whose curves coincide)
     and Figure 4's order of estimation and inference times. No cell is compared with the paper."""
-    from pathlib import Path
-
     tables = Path(tables)
     out = []
     for fig, data_model in (("figure2", "independent"), ("figure3", "chain")):

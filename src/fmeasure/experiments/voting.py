@@ -70,7 +70,7 @@ log = logging.getLogger(__name__)
 #: The competition's grid for C (paper, Section 7.3): 1e-5, 1e-4, ..., 1e5, tuned by 10-fold CV.
 COMPETITION_CS = tuple(10.0**e for e in range(-5, 6))
 COMPETITION_CV = 10
-#: Learner names of a fit (``LEARNERS`` maps them to the estimator classes).
+#: Learner names of a fit.
 LEARNER_NAMES = ("PCC", "BR", "LFP", "EFP")
 #: The paper's Table 7 methods, in its order (the paper's JRS 2012 block; ours shows the members so named).
 PAPER_METHODS = [
@@ -94,13 +94,6 @@ def _learner_classes() -> dict:
     from fmeasure.learners.pcc import ProbabilisticClassifierChain
 
     return {"PCC": ProbabilisticClassifierChain, "BR": BinaryRelevance, "LFP": LFP, "EFP": EFP}
-
-
-def __getattr__(name):
-    # LEARNERS (learner names of a fit -> estimator classes) is built on first use
-    if name == "LEARNERS":
-        return _learner_classes()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ------------------------------------------------------------------------------------ preprocessing
