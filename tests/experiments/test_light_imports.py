@@ -35,15 +35,20 @@ def _experiments_modules(path: Path) -> set[str]:
 MODULES = sorted(set().union(*map(_experiments_modules, LIGHT_SCRIPTS)))
 
 
+def _heavy_after(code: str) -> list[str]:
+    """The heavy libraries loaded after running ``code`` in a new interpreter."""
+    probe = f"{code}\nimport sys; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+
+
 def test_the_light_scripts_are_found():
     assert len(LIGHT_SCRIPTS) >= 20 and "fmeasure.experiments.report" in MODULES
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.rsplit(".", 1)[1])
 def test_module_imports_no_learner(module):
-    code = f"import sys, {module}; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == [], f"importing {module} imports {out.stdout.split()}"
+    heavy = _heavy_after(f"import {module}")
+    assert heavy == [], f"importing {module} imports {heavy}"
 
 
 def test_the_workflow_definition_imports_no_learner(tmp_path):
@@ -69,9 +74,7 @@ def test_the_workflow_definition_imports_no_learner(tmp_path):
 def test_every_stage_module_is_light():
     """The report job imports each stage's module for its ``analysis()``."""
     code = (
-        "import importlib, sys; from fmeasure.experiments.report import STAGE_TITLES; "
-        "[importlib.import_module(f'fmeasure.experiments.{s}') for s in STAGE_TITLES]; "
-        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+        "import importlib; from fmeasure.experiments.report import STAGE_TITLES\n"
+        "for s in STAGE_TITLES: importlib.import_module(f'fmeasure.experiments.{s}')"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == []
+    assert _heavy_after(code) == []

@@ -3,8 +3,8 @@
 The test works on a copy of the session's smoke run (tests/conftest.py): it deletes the outputs of
 PCC's chain fits and of every job downstream of them (the state of a first run that had not got
 there yet), runs the workflow, kills the first fit while it computes, and runs the workflow again
-in the same folder. That rerun must redo the
-killed fit and everything after it, and every table must equal the smoke run's. (Two independent
+in the same folder. That rerun must redo the killed fit and everything after it, and every table
+must equal the smoke run's. (Two independent
 full runs of the smoke config, local and on Slurm, are compared cell for cell in test_slurm.py.)
 """
 
