@@ -136,6 +136,7 @@ def test_ssvm_cv_picks_best_mean_f_and_refits():
         ({"tol": 0}, "tol"),
         ({"max_iter": 0}, "max_iter"),
         ({"batch_size": 2.5}, "batch_size"),
+        ({"patience": 0}, "patience"),
     ],
 )
 def test_ssvm_rejects_bad_parameters(kw, match):
@@ -199,6 +200,49 @@ def test_ssvm_extends_the_grid_while_the_best_c_is_at_its_edge():
     assert ext.cv_scores_.max() > base.cv_scores_.max()  # the extension found a better C
     # the mean CV F of the first values is the same with or without the extension
     np.testing.assert_allclose(ext.cv_scores_[:2], base.cv_scores_)
+
+
+def _skipped_by_hand(scores, patience):
+    """The grid values the patience rule skips, from the full grid's mean CV F: walk up, count the
+    values below the best so far since it was reached (ties do not count), stop at ``patience``."""
+    best, since = -np.inf, 0
+    for i, s in enumerate(scores):
+        if s > best:
+            best, since = s, 0
+        elif s < best:
+            since += 1
+        if since >= patience:
+            return i + 1
+    return len(scores)
+
+
+@pytest.mark.parametrize("patience", [1, 2])
+def test_ssvm_patience_skips_the_grid_past_the_optimum(patience):
+    """Noisy labels: the CV F peaks at a moderate C. With ``patience`` the walk stops where the
+    rule, applied by hand to the full grid's scores, stops; the values it solved score as in the
+    full walk (same folds, same warm starts), and C_ is the best of them."""
+    Xa, Y = _toy(n=150, m=3, seed=2, noise=2.0)
+    X = Xa[:, :-1]
+    Cs = (1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0)
+    full = FMeasureSSVM(Cs=Cs, cv=3, random_state=0).fit(X, Y)
+    stop = _skipped_by_hand(full.cv_scores_, patience)
+    assert stop < len(Cs), "the toy problem must have an optimum inside the grid"
+    model = FMeasureSSVM(Cs=Cs, cv=3, random_state=0, patience=patience).fit(X, Y)
+    assert model.Cs_.tolist() == list(Cs[:stop])
+    assert model.Cs_skipped_ == list(Cs[stop:])
+    np.testing.assert_allclose(model.cv_scores_, full.cv_scores_[:stop])
+    assert model.C_ == Cs[int(np.argmax(full.cv_scores_[:stop]))]
+    assert model.stopped_by_ == "tol"
+
+
+def test_ssvm_patience_does_not_count_a_plateau():
+    """Every C of the grid so small that w is near 0 gives the same (constant) predictions: equal
+    CV scores, which must not stop the walk before the scores rise."""
+    Xa, Y = _toy(n=150, m=3, seed=4)
+    Cs = (1e-6, 1e-5, 1e-4, 1.0)
+    model = FMeasureSSVM(Cs=Cs, cv=3, random_state=0, patience=1).fit(Xa[:, :-1], Y)
+    assert model.cv_scores_[0] == model.cv_scores_[1] == model.cv_scores_[2]
+    assert model.Cs_skipped_ == [] and model.C_ == 1.0
 
 
 def test_ssvm_fold_workers_log_progress_to_the_parent(caplog):

@@ -61,7 +61,7 @@ def make_rml(cfg: dict, n_jobs: int | None = None) -> FMeasureSSVM:
     """An unfitted RML configured from the ``structured`` config block.
 
     Keys: ``Cs``, ``cv``, ``seed``, ``tol``, ``max_iter``, ``batch_size`` and (optional)
-    ``standardize``, ``extend_grid``.
+    ``standardize``, ``extend_grid``, ``patience``.
     """
     from fmeasure.learners.ssvm import FMeasureSSVM
 
@@ -75,6 +75,7 @@ def make_rml(cfg: dict, n_jobs: int | None = None) -> FMeasureSSVM:
         random_state=int(cfg["seed"]),
         n_jobs=n_jobs,
         extend_grid=int(cfg.get("extend_grid", 0)),
+        patience=None if cfg.get("patience") is None else int(cfg["patience"]),
     )
 
 
@@ -91,7 +92,8 @@ def run_rml(ds, cfg: dict, n_jobs: int | None = None, return_instances: bool = F
         chosen C is an end of the searched grid), ``Cs`` (the searched grid), ``cv_f`` (mean CV F
         of the chosen C, %), ``n_iter`` (passes of the final fit), ``duality_gap``,
         ``stopped_by`` ("tol" or "max_iter"), ``cv_capped`` (fold fits stopped by the pass cap /
-        all fold fits), ``cv_max_gap`` (largest final duality gap of a fold fit at the chosen C).
+        all fold fits), ``cv_max_gap`` (largest final duality gap of a fold fit at the chosen C),
+        ``Cs_skipped`` (values of the grid that the patience rule skipped).
         With ``return_instances=True``, a pair ``(row, instances)``: the per-instance scores of
         the test set (:func:`fmeasure.experiments.findings.instance_scores`), for the bootstrap
         of the findings.
@@ -124,7 +126,18 @@ def run_rml(ds, cfg: dict, n_jobs: int | None = None, return_instances: bool = F
         "stopped_by": model.stopped_by_,
         "cv_capped": f"{sum(s == 'max_iter' for s in stops)}/{len(stops)}",
         "cv_max_gap": float(np.max(gaps[at])) if gaps is not None else np.nan,
+        "Cs_skipped": " ".join(f"{c:g}" for c in getattr(model, "Cs_skipped_", [])),
     }
+    if row["stopped_by"] != "tol" or row["cv_max_gap"] > model.tol:
+        log.warning(
+            "RML on %s: a fit at the chosen C = %g stopped above the duality-gap tolerance %g (refit gap %.2e, "
+            "largest CV gap %.2e): raise structured.max_iter",
+            ds.name,
+            row["C"],
+            model.tol,
+            row["duality_gap"],
+            row["cv_max_gap"],
+        )
     log.info(
         "RML on %s: C = %g%s, F %.2f%%, train %.1f s (%.1f s CPU; %d passes, gap %.2e, %s), inference %.3f s",
         ds.name,

@@ -346,6 +346,12 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         next value a decade above (below), warm-started from the fold's last solution, and
         repeat, at most this many times. A choice still at the edge is reported (``C_at_edge_``
         and a warning in the log).
+    patience : int or None
+        The grid is walked from the smallest C up, one value at a time (folds in parallel); with
+        ``patience`` set, the walk stops once that many values have scored a lower mean CV F than
+        the best so far since it was reached (values that tie with it, as on the plateau of the
+        smallest C, do not count). The larger C, which cost the most passes, are then skipped and
+        listed in ``Cs_skipped_``. None: every value of the grid is solved.
 
     Attributes
     ----------
@@ -365,6 +371,8 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         optimum may lie beyond the grid), else ``""``.
     grid_extended_ : list of float
         Values of C that ``extend_grid`` added.
+    Cs_skipped_ : list of float
+        Values of the grid that ``patience`` skipped (not in ``Cs_``).
     n_iter_ : int
         Passes of the final fit.
     fit_cpu_time_ : float
@@ -399,6 +407,7 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         random_state=0,
         n_jobs=None,
         extend_grid=0,
+        patience=None,
     ):
         self.Cs = Cs
         self.cv = cv
@@ -409,6 +418,7 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.extend_grid = extend_grid
+        self.patience = patience
 
     def _check_params(self):
         Cs = np.atleast_1d(np.asarray(self.Cs, dtype=float)) if self.Cs is not None else np.array([])
@@ -424,6 +434,10 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
             or self.extend_grid < 0
         ):
             raise ValueError(f"extend_grid must be an integer >= 0, got {self.extend_grid!r}")
+        if self.patience is not None and (
+            not isinstance(self.patience, numbers.Integral) or isinstance(self.patience, bool) or self.patience < 1
+        ):
+            raise ValueError(f"patience must be None or an integer >= 1, got {self.patience!r}")
         for name in ("max_iter", "batch_size"):
             v = getattr(self, name)
             if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
@@ -484,18 +498,43 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
                     last[k] = dual
             log.info("RML tuning: %d of %d values of C done in every fold", len(scores[0]), total)
 
+        def mean_score(C):
+            return float(np.mean([scores[k][C] for k in scores]))
+
         def grid(Cs):
+            # The path is solved one C at a time (folds in parallel, each warm-started from its
+            # previous C), so that it can stop once ``patience`` values have scored below the best
+            # so far since it was reached: past the optimum, larger C only costs time.
             total = len(Cs) + int(self.extend_grid)
-            run(Cs, False, 0, total)
-            Cs = sorted(Cs)
+            patience = None if self.patience is None else int(self.patience)
+            done, best, since = [], -np.inf, 0
+            for i, C in enumerate(Cs):
+                run([C], True, i, total)
+                done.append(C)
+                score = mean_score(C)
+                if score > best:
+                    best, since = score, 0
+                elif score < best:  # a plateau (small C: every w near 0) does not count
+                    since += 1
+                if patience is not None and since >= patience and i < len(Cs) - 1:
+                    self.Cs_skipped_ = [float(c) for c in Cs[i + 1 :]]
+                    log.info(
+                        "RML tuning: %d values of C scored below the best mean CV F; C > %g skipped",
+                        patience,
+                        C,
+                    )
+                    break
+            Cs = done
             for _ in range(int(self.extend_grid)):
-                mean = [np.mean([scores[k][C] for k in scores]) for C in Cs]
-                best = int(np.argmax(mean))
-                if best == len(Cs) - 1:
+                if self.Cs_skipped_:
+                    break
+                mean = [mean_score(C) for C in Cs]
+                at = int(np.argmax(mean))
+                if at == len(Cs) - 1:
                     new = Cs[-1] * 10.0
                     run([new], True, len(Cs), total)
                     Cs = Cs + [new]
-                elif best == 0:
+                elif at == 0:
                     new = Cs[0] / 10.0
                     run([new], False, len(Cs), total)
                     Cs = [new] + Cs
@@ -578,6 +617,7 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         self.fit_cpu_time_ = 0.0
         self.C_at_edge_ = ""
         self.grid_extended_ = []
+        self.Cs_skipped_ = []
         refit_init = None
         if len(Cs) > 1:
             Cs, refit_init = self._tune(Xa, Y, Cs, kw, seed)
