@@ -1,12 +1,20 @@
 """Compare every results/tables/*.csv of two runs, leaving out run-dependent timing columns.
 
-    python tools/compare_tables.py RUN_A RUN_B
+    python tools/compare_tables.py RUN_A RUN_B [--tol POINTS]
+    python tools/compare_tables.py --reference tests/data/reference_tables.csv RUN
+    python tools/compare_tables.py --write-reference tests/data/reference_tables.csv RUN
 
 RUN_A and RUN_B are working directories of two runs (each holds results/tables/). Prints one line
-per table (identical, differs, or present in one run only) and exits 1 if any table differs. A
-column counts as timing when its name contains "time" or "second" or ends in "_s"
-(:func:`fmeasure.tables.untimed`). Columns that
-were renamed between releases (``RENAMED``) are compared under their current names.
+per table (identical, differs, or present in one run only), then every cell of Tables 2, 4, 5 and
+6 that moved by more than ``--tol`` points (default 0: any change), with both values, and exits 1
+if any table differs. A column counts as timing when its name contains "time" or "second" or ends
+in "_s" (:func:`fmeasure.tables.untimed`). Columns that were renamed between releases
+(``RENAMED``) are compared under their current names.
+
+``--reference FILE RUN`` holds RUN's Tables 2, 4, 5 and 6 against a reference file of verified
+values (each cell with its tolerance) and prints every cell that moved beyond it; exit 1 if any
+did. ``--write-reference FILE RUN`` writes RUN's cells as that file, each with the default
+tolerance (:data:`fmeasure.tables.REFERENCE_TOL`).
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fmeasure.tables import untimed
+from fmeasure.tables import REFERENCE_TOL, describe_moved, moved_cells, run_cells, untimed
 
 #: Old column name -> current name (Table 6 now writes the paper's values as ``<column>_paper``,
 #: like the other tables).
@@ -48,7 +56,36 @@ def compare(a: Path, b: Path) -> int:
     return differ
 
 
+def compare_cells(reference_cells: pd.DataFrame, run: Path, where: str) -> int:
+    """Print the cells of Tables 2, 4, 5, 6 of ``run`` that moved beyond their tolerance."""
+    moved = moved_cells(run_cells(run / "results" / "tables"), reference_cells)
+    for line in describe_moved(moved):
+        print(f"  {line}")
+    print(f"cells of Tables 2, 4, 5, 6 against {where}: {len(moved)} moved beyond their tolerance")
+    return len(moved)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 3 and argv[0] in ("--reference", "--write-reference"):
+        ref_file, run = Path(argv[1]), Path(argv[2])
+        if argv[0] == "--write-reference":
+            cells = run_cells(run / "results" / "tables").assign(tol=REFERENCE_TOL)
+            cells.to_csv(ref_file, index=False)
+            print(f"{ref_file}: {len(cells)} cells of {cells['table'].nunique()} tables")
+            return 0
+        return 1 if compare_cells(pd.read_csv(ref_file), run, str(ref_file)) else 0
+    tol = 0.0
+    if len(argv) == 4 and argv[2] == "--tol":
+        tol = float(argv[3])
+        argv = argv[:2]
+    if len(argv) != 2:
+        sys.exit(__doc__.split("\n\n")[1])
+    a, b = map(Path, argv)
+    differ = compare(a, b)
+    reference = run_cells(a / "results" / "tables").assign(tol=tol)
+    compare_cells(reference, b, str(a))
+    return 1 if differ else 0
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: python tools/compare_tables.py RUN_A RUN_B")
-    sys.exit(1 if compare(Path(sys.argv[1]), Path(sys.argv[2])) else 0)
+    sys.exit(main(sys.argv[1:]))

@@ -17,7 +17,20 @@ import pandas as pd
 
 from .io import atomic_output
 
-__all__ = ["write_table", "best_mask", "paper_numbers", "beside_paper", "to_markdown", "untimed"]
+__all__ = [
+    "write_table",
+    "best_mask",
+    "paper_numbers",
+    "beside_paper",
+    "to_markdown",
+    "untimed",
+    "table_cells",
+    "run_cells",
+    "moved_cells",
+    "describe_moved",
+    "REFERENCE_KEYS",
+    "REFERENCE_TOL",
+]
 
 
 def best_mask(df: pd.DataFrame, directions: dict, by=None, atol: float = 1e-12) -> pd.DataFrame:
@@ -140,3 +153,104 @@ def untimed(df: pd.DataFrame) -> pd.DataFrame:
         c for c in df.columns if not any(t in c.lower() for t in ("time", "second")) and not c.lower().endswith("_s")
     ]
     return df[keep]
+
+
+#: The tables of the paper's experiments whose every measured cell is held against a reference
+#: file of verified values (``tools/compare_tables.py``, ``tests/data/reference_tables.csv``),
+#: with the columns that name a row of each.
+REFERENCE_KEYS = {
+    "table2": ["dataset", "method", "l"],
+    "table4": ["dataset", "method"],
+    "table5": ["dataset", "method"],
+    "table6": ["dataset", "section", "method", "setting"],
+}
+
+#: Default tolerance of a reference cell, in the table's own units (points of % for the losses and
+#: F-measures): the tables print two decimals, and a change below this is not a change of the table.
+REFERENCE_TOL = 0.05
+
+
+def table_cells(df: pd.DataFrame, table: str, keys) -> pd.DataFrame:
+    """The measured cells of one table in long form: ``table``, ``row`` (the key columns' values
+    joined by " | "), ``column``, ``value``.
+
+    Measured times, the paper's values (``*_paper``) and their differences from ours (``*_diff``)
+    are left out: the first change from run to run, the others are not ours.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"dataset": ["a"], "method": ["X"], "f": [60.0], "f_paper": [58.5], "f_diff": [1.5],
+    ...                    "train_time_s": [3.0]})
+    >>> table_cells(df, "t", ["dataset", "method"]).values.tolist()
+    [['t', 'a | X', 'f', 60.0]]
+    """
+    missing = [k for k in keys if k not in df.columns]
+    if missing:
+        raise ValueError(f"{table}: no key column {missing} (columns: {list(df.columns)})")
+    values = [
+        c
+        for c in untimed(df).columns
+        if c not in keys
+        and not c.endswith(("_paper", "_diff"))
+        and pd.api.types.is_numeric_dtype(df[c])
+        and not pd.api.types.is_bool_dtype(df[c])
+    ]
+    row = df[list(keys)].astype(str).agg(" | ".join, axis=1)
+    long = pd.DataFrame({"row": row}).join(df[values]).melt(id_vars="row", var_name="column", value_name="value")
+    long.insert(0, "table", table)
+    return long.dropna(subset=["value"]).reset_index(drop=True)
+
+
+def run_cells(tables_dir, keys: dict | None = None) -> pd.DataFrame:
+    """:func:`table_cells` of every table of ``keys`` (default :data:`REFERENCE_KEYS`) found in
+    ``tables_dir`` (``<name>.csv``), stacked."""
+    keys = REFERENCE_KEYS if keys is None else keys
+    parts = [
+        table_cells(pd.read_csv(Path(tables_dir) / f"{name}.csv"), name, k)
+        for name, k in keys.items()
+        if (Path(tables_dir) / f"{name}.csv").is_file()
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["table", "row", "column", "value"])
+
+
+def moved_cells(current: pd.DataFrame, reference: pd.DataFrame, tol: float = REFERENCE_TOL) -> pd.DataFrame:
+    """The cells of ``reference`` that ``current`` moved beyond their tolerance, or lacks.
+
+    Both frames are in the long form of :func:`table_cells`; ``reference`` may hold a ``tol``
+    column (a cell's own tolerance; ``tol`` where it is missing). Only the tables present in
+    ``current`` are compared (a run of some stages is held to their tables). Returns one row per
+    cell that moved (``status`` "moved": ``|value - reference| > tol``) or is gone (``status``
+    "missing"), with ``reference``, ``value``, ``delta`` and ``tol``; empty when every cell holds.
+    Cells only in ``current`` (rows beyond the reference) are not a change of the reference.
+
+    Examples
+    --------
+    >>> ref = pd.DataFrame({"table": ["t", "t"], "row": ["a", "b"], "column": ["f", "f"], "value": [60.0, 70.0]})
+    >>> cur = ref.assign(value=[60.04, 69.0])
+    >>> moved_cells(cur, ref)[["row", "delta", "status"]].values.tolist()
+    [['b', -1.0, 'moved']]
+    """
+    key = ["table", "row", "column"]
+    ref = reference.copy()
+    ref["tol"] = pd.to_numeric(ref["tol"], errors="coerce").fillna(tol) if "tol" in ref.columns else tol
+    ref = ref[ref["table"].isin(set(current["table"]))]
+    merged = ref.rename(columns={"value": "reference"}).merge(current[[*key, "value"]], on=key, how="left")
+    merged["delta"] = (merged["value"] - merged["reference"]).round(10)
+    gone = merged["value"].isna() & merged["reference"].notna()
+    moved = merged["delta"].abs() > merged["tol"]
+    merged["status"] = np.where(gone, "missing", np.where(moved, "moved", ""))
+    out = merged[merged["status"] != ""]
+    return out[[*key, "reference", "value", "delta", "tol", "status"]].reset_index(drop=True)
+
+
+def describe_moved(moved: pd.DataFrame) -> list[str]:
+    """One line per moved or missing cell: ``table2 scene | IB | 10 f: 68.10 -> 67.21 (-0.89, tol 0.05)``."""
+    lines = []
+    for r in moved.itertuples(index=False):
+        if r.status == "missing":
+            lines.append(f"{r.table} {r.row} {r.column}: {r.reference:.4g} -> missing")
+        else:
+            lines.append(
+                f"{r.table} {r.row} {r.column}: {r.reference:.4g} -> {r.value:.4g} ({r.delta:+.4g}, tol {r.tol:g})"
+            )
+    return lines

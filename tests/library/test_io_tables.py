@@ -72,3 +72,56 @@ def test_heartbeat_logs_while_the_block_runs_and_stops_after(caplog):
         with heartbeat(lambda s: "never", every=10.0):
             pass
     assert not caplog.records
+
+
+def _cells(values, table="table5"):
+    rows = [f"scene | {m}" for m in ("BR", "LFP", "EFP")]
+    return pd.DataFrame({"table": table, "row": rows, "column": "f", "value": values})
+
+
+def test_moved_cells_flags_one_cell_beyond_its_tolerance_and_no_other():
+    """The reference check names exactly the cell that moved more than its tolerance (hand-set
+    values: one cell moved 0.3 points, one 0.04 with tolerance 0.05, one unchanged)."""
+    from fmeasure.tables import describe_moved, moved_cells
+
+    ref = _cells([60.0, 65.0, 70.0]).assign(tol=0.05)
+    cur = _cells([60.0, 65.04, 69.7])
+    moved = moved_cells(cur, ref)
+    assert moved[["row", "column", "status"]].values.tolist() == [["scene | EFP", "f", "moved"]]
+    assert moved["delta"].tolist() == pytest.approx([-0.3])
+    assert describe_moved(moved) == ["table5 scene | EFP f: 70 -> 69.7 (-0.3, tol 0.05)"]
+    # a cell's own tolerance is honoured; a cell that is gone is reported
+    ref.loc[2, "tol"] = 0.5
+    assert moved_cells(cur, ref).empty
+    gone = moved_cells(cur.iloc[:2], ref)
+    assert gone[["row", "status"]].values.tolist() == [["scene | EFP", "missing"]]
+    # tables the run did not build are not compared; rows beyond the reference are not a change
+    assert moved_cells(_cells([1.0, 2.0, 3.0], table="table2"), ref).empty
+    extra = pd.concat([cur, cur.iloc[:1].assign(row="yeast | BR", value=50.0)], ignore_index=True)
+    assert moved_cells(extra, ref).empty
+
+
+def test_table_cells_keeps_measured_values_only():
+    from fmeasure.tables import table_cells
+
+    df = pd.DataFrame(
+        {
+            "dataset": ["scene", "scene"],
+            "method": ["IB", "IB"],
+            "l": [10, 20],
+            "f": [68.1, 69.0],
+            "f_paper": [70.0, 71.0],
+            "f_diff": [-1.9, -2.0],
+            "inference_time_s": [0.1, 0.2],
+            "n_samples": [1000, 1000],
+        }
+    )
+    cells = table_cells(df, "table2", ["dataset", "method", "l"])
+    assert cells[["row", "column", "value"]].values.tolist() == [
+        ["scene | IB | 10", "f", 68.1],
+        ["scene | IB | 20", "f", 69.0],
+        ["scene | IB | 10", "n_samples", 1000],
+        ["scene | IB | 20", "n_samples", 1000],
+    ]
+    with pytest.raises(ValueError, match="table2: no key column"):
+        table_cells(df.drop(columns="l"), "table2", ["dataset", "method", "l"])
