@@ -362,7 +362,7 @@ def _varying_labels(Y, est, distribution):
         )
     keep = np.flatnonzero(~const)
     model, _ = _unwrap(est)
-    order = model.get_params().get("order") if distribution == "chain" else None
+    order = getattr(model, "order", None) if distribution == "chain" else None
     if order is not None and not isinstance(order, str) and sorted(np.asarray(order).tolist()) == list(range(m)):
         rank = np.cumsum(~const) - 1  # a varying label's index among the varying labels
         model.set_params(order=[int(rank[j]) for j in order if not const[j]])
