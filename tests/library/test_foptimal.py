@@ -69,7 +69,8 @@ def toy(n=120, m=4, d=5, seed=0):
     X = rng.normal(size=(n, d))
     Z = X[:, :m] + 0.8 * rng.normal(size=(n, m)) + 0.5 * X[:, [0]]
     Y = (Z > 0.3).astype(np.int8)
-    Y[:, 0] = np.maximum(Y[:, 0], Y[:, 1] * (rng.random(n) < 0.7))  # some dependence between labels
+    if m > 1:
+        Y[:, 0] = np.maximum(Y[:, 0], Y[:, 1] * (rng.random(n) < 0.7))  # some dependence between labels
     return X, Y
 
 
@@ -157,6 +158,29 @@ def test_foptimal_forest_route_pools_leaf_labels(forest):
     D = W @ np.eye(16)[index_of(Ytr)]
     D /= D.sum(1, keepdims=True)
     assert_maximiser(clf.predict(Xq), clf.predict_expected_f(Xq), D)
+
+
+@pytest.mark.parametrize("pipeline", [False, True])
+def test_foptimal_forest_route_weights_the_pooled_labels_by_sample_weight(pipeline):
+    X, Y = toy(m=4, seed=3)
+    Xtr, Ytr, Xq = X[:90], Y[:90], X[90:]
+    sw = np.random.default_rng(0).integers(0, 4, size=90).astype(float)  # a quarter weigh nothing
+    forest = RandomForestClassifier(n_estimators=7, min_samples_leaf=3, random_state=0)
+    est, key = forest, "sample_weight"
+    if pipeline:
+        est, key = make_pipeline(StandardScaler(), forest), "randomforestclassifier__sample_weight"
+    clf = FOptimalClassifier(est).fit(Xtr, Ytr, **{key: sw})
+    fitted = clf.estimator_[-1] if pipeline else clf.estimator_
+    Xt_tr, Xt_q = (clf.estimator_[0].transform(Xtr), clf.estimator_[0].transform(Xq)) if pipeline else (Xtr, Xq)
+    # by hand: each tree adds the training vectors of the query's leaf, each with its sample weight
+    L_tr, L_q = fitted.apply(Xt_tr), fitted.apply(Xt_q)
+    W = np.zeros((len(Xq), len(Xtr)))
+    for b in range(L_tr.shape[1]):
+        W += (L_q[:, [b]] == L_tr[None, :, b]) * sw[None, :]
+    D = W @ np.eye(16)[index_of(Ytr)]
+    D /= D.sum(1, keepdims=True)
+    assert_maximiser(clf.predict(Xq), clf.predict_expected_f(Xq), D)
+    np.testing.assert_allclose(clf.predict_marginals(Xq), W @ Ytr / W.sum(1, keepdims=True))
 
 
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
@@ -291,16 +315,32 @@ def test_foptimal_rejects_estimator_without_probabilities():
 @pytest.mark.parametrize(
     "y, match",
     [
-        (np.array([0, 1] * 60), "single-label"),
-        (np.zeros((120, 0)), r"m = 0"),
-        (np.full((120, 2), 2), "0/1"),
+        (np.zeros((120, 0)), r"^y has no labels \(m = 0\)$"),
+        (
+            np.full((120, 2), 2),
+            r"^y must be a binary 0/1 matrix \(n_instances, n_labels\): label 0 has the value 2 in row 0$",
+        ),
+        (np.where(np.arange(240).reshape(120, 2) == 7, -1, 0), r"label 1 has the value -1 in row 3$"),
+        (np.where(np.arange(240).reshape(120, 2) == 5, np.nan, 1.0), r"label 1 has the value nan in row 2$"),
+        (
+            np.array([0, 1, 2] * 40),
+            r"^y: Only binary classification is supported\. The type of the target is multiclass",
+        ),
+        (np.array([0.5, 1] * 60), r"^y: Unknown label type: continuous"),
+        (np.r_[np.zeros(119), -np.inf], r"^y must be a binary 0/1 matrix .*: label 0 has the value -inf in row 119$"),
+        (
+            np.zeros((120, 2, 1)),
+            r"^y must be a 2-D binary 0/1 array \(n_instances, n_labels\), got shape \(120, 2, 1\)$",
+        ),
+        (np.zeros((100, 2)), r"^y has 100 rows but X has 120$"),
         (None, "requires y"),
     ],
 )
 def test_foptimal_rejects_bad_labels(y, match):
     X, _ = toy()
-    with pytest.raises(ValueError, match=match):
-        FOptimalClassifier(KNeighborsClassifier()).fit(X, y)
+    for est in (KNeighborsClassifier(), MultiOutputClassifier(LogisticRegression())):
+        with pytest.raises(ValueError, match=match):
+            FOptimalClassifier(est).fit(X, y)
 
 
 @pytest.mark.parametrize("params, name", [({"inference": "best"}, "inference"), ({"n_samples": 0}, "n_samples")])
@@ -310,19 +350,196 @@ def test_foptimal_bad_parameters_name_the_argument(params, name):
         FOptimalClassifier(KNeighborsClassifier(), **params).fit(X, Y)
 
 
+# ----------------------------------------------------------------------------- one label, constant labels, sparse y
+
+
+def one_label_expected(p):
+    """Brute force over {0,1}^1 with F(0, 0) = 1: E[F] of h = 0 is 1 - p, of h = 1 is p."""
+    dist = np.column_stack([1 - p, p])  # rows in all_vectors(1) order: [0], [1]
+    return dist, (p > 1 - p).astype(np.int8)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: LogisticRegression(),
+        lambda: make_pipeline(StandardScaler(), LogisticRegression(C=0.1)),
+        lambda: MLPClassifier(hidden_layer_sizes=(4,), max_iter=300, random_state=0),
+    ],
+    ids=["logistic", "pipeline", "mlp"],
+)
+def test_foptimal_one_label_column_with_a_binary_classifier(make):
+    X, Y = toy(m=1, seed=12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", category=UserWarning)  # no column-vector warning either
+        warnings.filterwarnings("ignore", message=".*Stochastic Optimizer")
+        clf = FOptimalClassifier(make()).fit(X, Y)
+        ref = make().fit(X, Y[:, 0])  # the same binary model, fitted by hand on a 1-D y
+    p = ref.predict_proba(X)[:, list(ref.classes_).index(1)]
+    dist, best = one_label_expected(p)
+    H = clf.predict(X)
+    assert H.shape == (len(X), 1) and H.dtype == np.int8 and clf.route_ == "marginals+fm"
+    assert_maximiser(H, clf.predict_expected_f(X), dist)
+    np.testing.assert_array_equal(H[:, 0], best)
+    np.testing.assert_allclose(clf.predict_marginals(X), p[:, None])
+    assert 0 < best.sum() < len(X)  # both answers occur, so the test can tell them apart
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: LogisticRegression(),
+        lambda: MultiOutputClassifier(LogisticRegression()),
+        lambda: ClassifierChain(LogisticRegression()),
+        lambda: RandomForestClassifier(5, random_state=0),
+        lambda: KNeighborsClassifier(),
+    ],
+    ids=["logistic", "multioutput", "chain", "forest", "neighbors"],
+)
+def test_foptimal_1d_y_is_one_label_and_predicts_1d(make):
+    X, Y = toy(m=1, seed=13)
+    col = FOptimalClassifier(make(), n_samples=200, random_state=0).fit(X, Y)
+    flat = FOptimalClassifier(make(), n_samples=200, random_state=0).fit(X, Y[:, 0])
+    assert flat.n_labels_ == 1 and col.predict(X).shape == (len(X), 1)
+    H = flat.predict(X)
+    assert H.shape == (len(X),) and H.dtype == np.int8
+    np.testing.assert_array_equal(H, col.predict(X)[:, 0])
+    np.testing.assert_allclose(flat.predict_marginals(X), col.predict_marginals(X)[:, 0])
+    np.testing.assert_allclose(flat.predict_expected_f(X), col.predict_expected_f(X))
+    # score: mean F with F(0, 0) = 1 over one label, by hand
+    y = Y[:, 0]
+    assert flat.score(X, y) == pytest.approx(np.mean(np.where(H + y == 0, 1.0, 2.0 * H * y / np.maximum(H + y, 1))))
+
+
+def constant_labels_toy():
+    X, Y = toy(m=5, seed=14)
+    Y[:, 1] = 0  # never occurs in training
+    Y[:, 3] = 1  # always occurs
+    return X, Y, np.array([0, 2, 4])
+
+
+def test_foptimal_constant_labels_marginal_route():
+    X, Y, keep = constant_labels_toy()
+    clf = FOptimalClassifier(MultiOutputClassifier(LogisticRegression())).fit(X, Y)
+    # by hand: one logistic regression per varying label, marginal exactly 0 and 1 for the others
+    P = np.zeros((len(X), 5))
+    P[:, 3] = 1.0
+    for j in keep:
+        P[:, j] = LogisticRegression().fit(X, Y[:, j]).predict_proba(X)[:, 1]
+    np.testing.assert_allclose(clf.predict_marginals(X), P, atol=1e-12)
+    V = all_vectors(5)
+    dist = np.prod(np.where(V[None], P[:, None, :], 1 - P[:, None, :]), axis=2)
+    H = clf.predict(X)
+    assert_maximiser(H, clf.predict_expected_f(X), dist)
+    assert H[:, 1].max() == 0 and H[:, 3].min() == 1
+    np.testing.assert_array_equal(clf.constant_labels_, [1, 3])
+    # the array form of predict_proba (a multi-label MLP) gets the same exact constants
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mlp = FOptimalClassifier(MLPClassifier(hidden_layer_sizes=(4,), max_iter=50, random_state=0)).fit(X, Y)
+    np.testing.assert_array_equal(mlp.predict_marginals(X)[:, [1, 3]], np.tile([0.0, 1.0], (len(X), 1)))
+
+
+@pytest.mark.parametrize("order", [None, [4, 3, 1, 0, 2]])
+def test_foptimal_constant_labels_chain_route(order):
+    X, Y, keep = constant_labels_toy()
+    clf = FOptimalClassifier(ClassifierChain(LogisticRegression(), order=order), n_samples=300, random_state=0)
+    clf.fit(X, Y)
+    Xq = X[:20]
+    Ys, _ = clf.label_samples(Xq)
+    assert Ys.shape == (20, 300, 5)
+    assert Ys[:, :, 1].max() == 0 and Ys[:, :, 3].min() == 1
+    assert_maximiser(clf.predict(Xq), clf.predict_expected_f(Xq), empirical(Ys))
+    # the varying labels follow the chain over them, in the given order restricted to them
+    sub = None if order is None else [0, 2, 1]  # [4, 0, 2] among the varying labels 0, 2, 4
+    ref = ClassifierChain(LogisticRegression(), order=sub).fit(X, Y[:, keep])
+    exact = chain_distribution(ref, Xq)
+    big, _ = (
+        FOptimalClassifier(ClassifierChain(LogisticRegression(), order=order), n_samples=20000, random_state=1)
+        .fit(X, Y)
+        .label_samples(Xq)
+    )
+    assert np.abs(empirical(big[:, :, keep]) - exact).max() < 0.02
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: MultiOutputClassifier(LogisticRegression()), lambda: ClassifierChain(LogisticRegression())],
+    ids=["multioutput", "chain"],
+)
+def test_foptimal_every_label_constant_is_refused_naming_them(make):
+    X, _ = toy(m=2)
+    Y = np.zeros((len(X), 2), dtype=np.int8)
+    Y[:, 1] = 1
+    with pytest.raises(ValueError, match=r"^y: every label has one class only in training \(labels 0, 1\)"):
+        FOptimalClassifier(make()).fit(X, Y)
+
+
+def test_foptimal_every_label_constant_forest_and_neighbours_predict_it():
+    X, _ = toy(m=2)
+    Y = np.zeros((len(X), 2), dtype=np.int8)
+    Y[:, 1] = 1
+    for est in (RandomForestClassifier(3, random_state=0), KNeighborsClassifier()):
+        H = FOptimalClassifier(est).fit(X, Y).predict(X)
+        np.testing.assert_array_equal(H, np.tile([0, 1], (len(X), 1)))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: MultiOutputClassifier(LogisticRegression()),
+        lambda: ClassifierChain(LogisticRegression()),
+        lambda: RandomForestClassifier(5, random_state=0),
+        lambda: KNeighborsClassifier(),
+    ],
+    ids=["multioutput", "chain", "forest", "neighbors"],
+)
+@pytest.mark.parametrize("sparse", [sp.csr_matrix, sp.csr_array, sp.csc_array])
+def test_foptimal_sparse_y_predicts_as_dense_y(make, sparse):
+    X, Y = toy(m=4, seed=15)
+    dense = FOptimalClassifier(make(), n_samples=100, random_state=0).fit(X, Y)
+    spy = FOptimalClassifier(make(), n_samples=100, random_state=0).fit(X, sparse(Y))
+    np.testing.assert_array_equal(spy.predict(X), dense.predict(X))
+    assert spy.score(X, sparse(Y)) == dense.score(X, Y)
+
+
+def test_foptimal_frozen_multiclass_model_is_refused_naming_the_label():
+    X, Y = toy(m=2, seed=16)
+    Y3 = Y.astype(int).copy()
+    Y3[:10, 1] = 2  # a model fitted elsewhere on a label with three classes
+    model = MultiOutputClassifier(LogisticRegression()).fit(X, Y3)
+    clf = FOptimalClassifier(FrozenEstimator(model)).fit(X, Y)
+    with pytest.raises(ValueError, match=r"label 1 has classes \[0, 1, 2\], expected 0/1"):
+        clf.predict(X)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: MultiOutputClassifier(LogisticRegression()),
+        lambda: ClassifierChain(LogisticRegression()),
+        lambda: RandomForestClassifier(3, random_state=0),
+        lambda: KNeighborsClassifier(),
+    ],
+    ids=["multioutput", "chain", "forest", "neighbors"],
+)
+def test_foptimal_predict_with_other_features_names_them(make):
+    X, Y = toy(m=3, d=5)
+    clf = FOptimalClassifier(make(), n_samples=20).fit(X, Y)
+    for method in (clf.predict, clf.predict_expected_f, clf.predict_marginals):
+        with pytest.raises(ValueError, match=r"X has 4 features, but .* is expecting 5 features"):
+            method(X[:, :4])
+
+
 # ----------------------------------------------------------------------------- check_estimator
 
-#: Checks that do not apply to a multi-label (0/1 indicator matrix) meta-estimator, with why.
-_ONE_D_Y = "feeds a 1-D y, which FOptimalClassifier rejects as single-label (test_foptimal_rejects_bad_labels)"
+#: Checks that do not apply to a 0/1 label meta-estimator, with why.
+_NOT_01 = "feeds labels coded other than 0/1, rejected (test_foptimal_rejects_bad_labels)"
 NOT_APPLICABLE = {
-    "check_classifiers_train": _ONE_D_Y + " and expects 1-D predictions",
-    "check_classifiers_classes": _ONE_D_Y,
-    "check_classifiers_one_label": _ONE_D_Y,
-    "check_classifiers_one_label_sample_weights": _ONE_D_Y,
-    "check_classifier_not_supporting_multiclass": _ONE_D_Y + " (expects the binary-only message)",
-    "check_fit2d_1feature": _ONE_D_Y,
-    "check_estimators_dtypes": "feeds labels coded other than 0/1, rejected (test_foptimal_rejects_bad_labels)",
-    "check_classifier_data_not_an_array": "feeds labels coded other than 0/1, rejected",
+    "check_classifiers_classes": _NOT_01 + " (string classes)",
+    "check_fit2d_1feature": _NOT_01 + " (classes 1 and 2)",
+    "check_estimators_dtypes": _NOT_01,
+    "check_classifier_data_not_an_array": _NOT_01,
     "check_array_api_input": "no array-API support is claimed",
 }
 

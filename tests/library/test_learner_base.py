@@ -71,3 +71,35 @@ def test_the_left_out_checks_are_real_check_names():
     # single-output classifiers, hence the logistic regression
     names = all_check_names(LogisticRegression()) | all_check_names(KNeighborsFMeasure(n_neighbors=3))
     assert NOT_APPLICABLE - {"check_array_api_input"} <= names
+
+
+def test_check_labels_names_the_label_and_row_of_a_bad_value():
+    from fmeasure.learners.base import check_labels
+
+    Y = np.zeros((4, 3))
+    Y[2, 1] = np.nan
+    with pytest.raises(
+        ValueError,
+        match=r"^y must be a binary 0/1 matrix \(n_instances, n_labels\): label 1 has the value nan in row 2$",
+    ):
+        check_labels(Y, name="y")
+    Y[2, 1] = 0
+    Y[3, 2] = -1
+    with pytest.raises(ValueError, match=r"label 2 has the value -1\.0 in row 3$"):
+        check_labels(Y, name="y")
+    # sparse labels are read as the dense matrix they stand for
+    import scipy.sparse as sp
+
+    dense = np.array([[1, 0, 1], [0, 0, 1]])
+    np.testing.assert_array_equal(check_labels(sp.csr_array(dense)), dense)
+
+
+@pytest.mark.parametrize("name", ["BinaryRelevance", "LFP", "EFP", "ProbabilisticClassifierChain"])
+def test_learners_name_the_label_with_a_missing_value(name):
+    import fmeasure.learners as learners
+
+    rng = np.random.default_rng(1)
+    X, Y = rng.normal(size=(20, 3)), (rng.random((20, 3)) < 0.5).astype(float)
+    Y[5, 2] = np.nan
+    with pytest.raises(ValueError, match=r"label 2 has the value nan in row 5"):
+        getattr(learners, name)().fit(X, Y)

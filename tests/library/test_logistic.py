@@ -6,7 +6,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 
-from fmeasure.learners.logistic import ConstantProbability, fit_logistic_cv, positive_proba
+from fmeasure.learners.logistic import ConstantProbability, check_features, fit_logistic_cv, positive_proba
 
 
 def _data(n=300, d=4, seed=0):
@@ -57,6 +57,24 @@ def test_fit_logistic_cv_rejects_bad_input():
         fit_logistic_cv(X, y[:5])
     with pytest.raises(ValueError, match="Cs"):
         fit_logistic_cv(X, y, Cs=(0.0, 1.0))
+
+
+def test_fit_logistic_cv_rejects_a_missing_target_and_a_matrix_target():
+    X, y = _data(n=20)
+    y = y.astype(float)
+    y[3] = np.nan  # would otherwise become a third class
+    with pytest.raises(ValueError, match=r"^fit_logistic_cv: y contains NaN \(row 3\)$"):
+        fit_logistic_cv(X, y)
+    with pytest.raises(ValueError, match=r"^fit_logistic_cv: y must be 1-D \(n,\), got shape \(20, 2\)$"):
+        fit_logistic_cv(X, np.zeros((20, 2)))
+    # a column vector is one target
+    model = fit_logistic_cv(X, np.arange(20)[:, None] % 2, Cs=(1.0,))
+    assert list(model.classes_) == [0, 1]
+
+
+def test_check_features_names_x_for_values_that_are_not_numbers():
+    with pytest.raises(ValueError, match=r"^X: cannot convert to a float array"):
+        check_features(np.array([["a", "1"]]))
 
 
 def test_fit_logistic_cv_multinomial_matches_independent_refit_at_chosen_c():

@@ -17,19 +17,31 @@ __all__ = ["MultiLabelMixin", "check_labels", "multilabel_tags"]
 def check_labels(Y, n=None, name="Y"):
     """``Y`` as an int8 (n_instances, n_labels) 0/1 array; one clear error naming ``name`` otherwise.
 
+    A sparse matrix is densified. A value other than 0 or 1 (NaN included) is reported with its
+    label (column) and row.
+
     Examples
     --------
     >>> check_labels([[1, 0], [0, 0]])
     array([[1, 0],
            [0, 0]], dtype=int8)
+    >>> check_labels([[1, 0], [0, 2]])
+    Traceback (most recent call last):
+    ...
+    ValueError: Y must be a binary 0/1 matrix (n_instances, n_labels): label 1 has the value 2 in row 1
     """
     Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y)
     if Y.ndim != 2:
         raise ValueError(f"{name} must be a 2-D binary 0/1 array (n_instances, n_labels), got shape {Y.shape}")
     if Y.shape[1] == 0:
         raise ValueError(f"{name} has no labels (m = 0)")
-    if not np.isin(Y, (0, 1)).all():
-        raise ValueError(f"{name} must be a binary 0/1 matrix")
+    ok = np.isin(Y, (0, 1))
+    if not ok.all():
+        i, j = np.argwhere(~ok)[0]
+        v = Y[i, j].item() if isinstance(Y[i, j], np.generic) else Y[i, j]
+        raise ValueError(
+            f"{name} must be a binary 0/1 matrix (n_instances, n_labels): label {j} has the value {v!r} in row {i}"
+        )
     if n is not None and Y.shape[0] != n:
         raise ValueError(f"{name} has {Y.shape[0]} rows but X has {n}")
     return Y.astype(np.int8)
@@ -71,8 +83,7 @@ class MultiLabelMixin:
             Y = check_labels(Y[:, None] if self._y_1d else Y, X.shape[0], name="y")
         except ValueError as err:
             raise ValueError(
-                f"Only binary classification is supported: {err} of shape (n_samples, n_labels); "
-                f"the type of the target is {type_of_target(Y)}"
+                f"Only binary classification is supported: {err}; the type of the target is {type_of_target(Y)}"
             ) from None
         return X, Y
 

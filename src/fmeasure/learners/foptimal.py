@@ -40,6 +40,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context, clone
 from sklearn.utils import _safe_indexing, check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
 from fmeasure import metrics
@@ -99,11 +100,11 @@ def _distribution_of(model) -> str:
 def _positive_column(proba, classes, j):
     """P(y_j = 1) from one label's (n, k) class probabilities and its classes."""
     classes = np.asarray(classes)
+    if not np.isin(classes, (0, 1)).all():
+        raise ValueError(f"estimator: label {j} has classes {classes.tolist()}, expected 0/1")
     hit = np.flatnonzero(classes == 1)
     if hit.size:
         return proba[:, hit[0]]
-    if not np.isin(classes, (0, 1)).all():
-        raise ValueError(f"estimator: label {j} has classes {classes.tolist()}, expected 0/1")
     return np.zeros(proba.shape[0])  # only class 0 seen in training
 
 
@@ -119,10 +120,13 @@ def marginals_from_proba(proba, m, classes=None):
     Parameters
     ----------
     proba : list of m arrays (n, 2) (or (n, 1) for a label with one class), or array (n, m)
+        For m = 1 also the (n, n_classes) class probabilities of a single-output classifier,
+        read through ``classes``.
     m : int
         Number of labels.
-    classes : list of arrays, optional
-        The estimator's ``classes_`` (one array per label) for the list form; default [0, 1].
+    classes : list of arrays, or one array, optional
+        The estimator's ``classes_``: one array per label for the list form (default [0, 1]);
+        one array for a single-output classifier (m = 1).
 
     Examples
     --------
@@ -141,12 +145,23 @@ def marginals_from_proba(proba, m, classes=None):
         P = np.column_stack(cols)
     else:
         P = np.asarray(proba, dtype=np.float64)
+        if m == 1 and _single_output_classes(classes, P):
+            # one label from a single-output binary classifier: columns are its classes_
+            return _positive_column(_check_probabilities(P, "predict_proba"), classes, 0)[:, None]
         if P.ndim != 2 or P.shape[1] != m:
             raise ValueError(
                 f"estimator: predict_proba gave shape {P.shape}, expected per-label marginals (n, {m}) "
                 "or a list of m (n, 2) arrays"
             )
     return _check_probabilities(P, "predict_proba")
+
+
+def _single_output_classes(classes, P):
+    """Whether ``classes`` is one ``classes_`` array that labels the columns of ``P``."""
+    if classes is None or isinstance(classes, list):
+        return False
+    classes = np.asarray(classes)
+    return classes.ndim == 1 and P.ndim == 2 and P.shape[1] == classes.size
 
 
 def _linear_chain_link(est, d_aug):
@@ -219,6 +234,22 @@ def chain_samples(chain, X, n_samples, random_state=None):
     return out
 
 
+def _routed_sample_weight(est, fit_params, n):
+    """The ``sample_weight`` that ``fit_params`` pass to the model deciding the route, (n,), or None.
+
+    Directly (``sample_weight``) or through Pipelines (``<last step>__sample_weight``).
+    """
+    from sklearn.pipeline import Pipeline
+
+    names, e = [], est
+    while isinstance(e, Pipeline):
+        name, e = e.steps[-1]
+        names.append(name)
+    key = "__".join([*names, "sample_weight"])
+    sw = fit_params.get(key)
+    return None if sw is None else np.broadcast_to(np.asarray(sw, dtype=np.float64), (n,))
+
+
 def _forest_neighbourhoods(train_leaves, query_leaves):
     """Pooled leaf neighbourhoods: (idx, w), each (n_query, K), zero-padded.
 
@@ -275,21 +306,67 @@ def _sample_expected_f(Ys, w, H):
     return (F * w).sum(axis=1) / w.sum(axis=1)
 
 
-def _check_y(y):
-    """y as an array, or one clear error: None, complex, continuous or 1-D (single-label) y."""
+def _check_y(y, n):
+    """(Y int8 (n, m), one_d): y as a 0/1 label matrix, or one clear error.
+
+    A sparse y is densified; a 1-D y is one label (``one_d`` True).
+    """
     if y is None:
         raise ValueError("y: FOptimalClassifier requires y to be passed, but the target y is None")
-    Y = np.asarray(y)
+    Y = np.asarray(y.toarray() if sp.issparse(y) else y)
     if np.iscomplexobj(Y):
         raise ValueError("y: Complex data not supported")
-    if Y.ndim == 1:
-        if Y.dtype.kind == "f" and not np.all(np.isin(Y[np.isfinite(Y)], (0, 1))):
-            raise ValueError("y: Unknown label type: continuous; expected a 2-D 0/1 label matrix")
+    one_d = Y.ndim == 1
+    nonfinite = Y.dtype.kind == "f" and not np.isfinite(Y).all()  # NaN, inf: check_labels names the row
+    if one_d and not nonfinite and not np.isin(Y, (0, 1)).all():
+        kind = type_of_target(Y)
+        if kind == "continuous":
+            raise ValueError("y: Unknown label type: continuous; expected 0/1 labels")
+        values = np.unique(Y)
         raise ValueError(
-            "y: FOptimalClassifier needs a 2-D 0/1 label matrix (n_samples, n_labels), got a 1-D "
-            "(single-label) y; for one binary label pass y.reshape(-1, 1)"
+            f"y: Only binary classification is supported. The type of the target is {kind}; a 1-D y is "
+            f"one label coded 0/1, got the values {values[:5].tolist()}{' ...' if values.size > 5 else ''}"
         )
-    return Y
+    return check_labels(Y[:, None] if one_d else Y, n=n, name="y"), one_d
+
+
+def _is_frozen(est):
+    """Whether the model that decides the route is already fitted (a FrozenEstimator on its way)."""
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.pipeline import Pipeline
+
+    while True:
+        if isinstance(est, FrozenEstimator):
+            return True
+        if not isinstance(est, Pipeline):
+            return False
+        est = est.steps[-1][1]
+
+
+def _varying_labels(Y, est, distribution):
+    """The labels ``est`` is fitted on, and the labels set aside as constant (both index arrays).
+
+    In the marginal and chain routes, which fit a model per label, a label with one class only in
+    training is set aside when the estimator is fitted here: it gets marginal exactly 0 or 1, and
+    an explicit chain ``order`` is restricted to the other labels. Raises when no label varies.
+    """
+    m = Y.shape[1]
+    const = (Y == Y[:1]).all(axis=0) if len(Y) else np.zeros(m, bool)
+    if distribution not in ("marginals", "chain") or _is_frozen(est) or not const.any():
+        return np.arange(m), np.zeros(0, np.intp)
+    if const.all():
+        which = ", ".join(map(str, range(m)))
+        raise ValueError(
+            f"y: every label has one class only in training (label{'s' if m > 1 else ''} {which}): "
+            "the estimator has nothing to learn"
+        )
+    keep = np.flatnonzero(~const)
+    model, _ = _unwrap(est)
+    order = getattr(model, "order", None) if distribution == "chain" else None
+    if order is not None and not isinstance(order, str) and sorted(np.asarray(order).tolist()) == list(range(m)):
+        rank = np.cumsum(~const) - 1  # a varying label's index among the varying labels
+        model.set_params(order=[int(rank[j]) for j in order if not const[j]])
+    return keep, np.flatnonzero(const)
 
 
 class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
@@ -299,10 +376,17 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     for each instance, and predicts the label set with the largest expected instance-wise
     F-measure under that distribution (the table in :mod:`fmeasure.learners.foptimal`).
 
+    Y is a 0/1 matrix (n, m), dense or sparse. A 1-D 0/1 y is one label: predictions are then
+    1-D too. With one label a plain binary classifier (``LogisticRegression``) is fitted on it as
+    scikit-learn expects (a 1-D y) and read through its ``classes_``. In the marginal and chain
+    routes a label with one class only in training is not given to the estimator (which would
+    refuse it): its marginal is exactly that class, 0 or 1, and a chain draws it constant.
+
     Parameters
     ----------
     estimator : estimator with ``fit`` and ``predict_proba``
-        A multi-label classifier (Y a 0/1 matrix), or a Pipeline ending in one. An already fitted
+        A multi-label classifier (Y a 0/1 matrix), a binary classifier for one label, or a
+        Pipeline ending in one. An already fitted
         model is passed as ``sklearn.frozen.FrozenEstimator(model)``: it is used as it is and not
         refitted (the forest route still takes its leaves' training label vectors from the X, Y
         given to :meth:`fit`).
@@ -324,6 +408,10 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     route_ : str
         ``f"{distribution_}+{inference_}"``, e.g. ``"marginals+fm"``.
     n_labels_ : int
+    classes_ : list of n_labels_ arrays [0, 1]; one array [0, 1] when fitted on a 1-D y
+    constant_labels_ : ndarray of int
+        Labels set aside because they have one class only in training (marginal and chain routes
+        of an estimator fitted here; empty otherwise).
     n_features_in_ : int (when the estimator has it)
 
     Examples
@@ -354,31 +442,42 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         inner = get_tags(self.estimator)
         tags.input_tags.sparse = inner.input_tags.sparse
         tags.input_tags.allow_nan = inner.input_tags.allow_nan
+        tags.target_tags.single_output = True  # a 1-D y is one 0/1 label
         return tags
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
         """Fit a clone of the estimator on (X, y) (a FrozenEstimator is not refitted).
 
+        A ``sample_weight`` among ``fit_params`` (for a Pipeline ``<last step>__sample_weight``)
+        also weights the training label vectors that the forest route pools.
+
         Parameters
         ----------
         X : array-like or sparse (n, d)
-        y : array-like (n, m), 0/1 label matrix, m >= 1
+        y : array-like or sparse (n, m), 0/1 label matrix, m >= 1; or (n,), one 0/1 label
         **fit_params : passed to the estimator's ``fit``
 
         Returns
         -------
         self
         """
-        Y = _check_y(y)
-        Y = check_labels(Y, n=_num_samples(X), name="y")
-        self.estimator_ = clone(self.estimator).fit(X, Y, **fit_params)
+        Y, self._y_1d = _check_y(y, _num_samples(X))
+        est = clone(self.estimator)
+        keep, const = _varying_labels(Y, est, _distribution_of(_unwrap(est)[0]))
+        Yfit = Y[:, keep] if const.size else Y
+        if Yfit.shape[1] == 1 and get_tags(_unwrap(est)[0]).target_tags.single_output:
+            Yfit = Yfit[:, 0]  # one label for a single-output classifier, as scikit-learn expects it
+        self.estimator_ = est.fit(X, Yfit, **fit_params)
+        self.constant_labels_ = const
+        self._fitted_labels = keep
+        self._constants = Y[0, const] if const.size else np.zeros(0, np.int8)
         model, pre = _unwrap(self.estimator_)
         self.distribution_ = _distribution_of(model)
         self.inference_ = ROUTES[self.distribution_] if self.inference == "auto" else self.inference
         self.route_ = f"{self.distribution_}+{self.inference_}"
         self.n_labels_ = Y.shape[1]
-        self.classes_ = [np.array([0, 1])] * self.n_labels_
+        self.classes_ = np.array([0, 1]) if self._y_1d else [np.array([0, 1])] * self.n_labels_
         if hasattr(self.estimator_, "n_features_in_"):
             self.n_features_in_ = self.estimator_.n_features_in_
         if self.distribution_ == "chain" and not all(hasattr(e, "predict_proba") for e in model.estimators_):
@@ -387,6 +486,7 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             Xt = pre.transform(X) if pre is not None else X
             self._train_leaves = model.apply(Xt)
             self._train_Y = Y
+            self._train_weight = _routed_sample_weight(est, fit_params, len(Y))
         return self
 
     # ------------------------------------------------------------------ the route's distribution
@@ -410,9 +510,13 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         model, pre = _unwrap(self.estimator_)
         Xt = pre.transform(X) if pre is not None else X
         if self.distribution_ == "chain":
-            return chain_samples(model, Xt, self.n_samples, self._rng()), None
+            return self._with_constants(chain_samples(model, Xt, self.n_samples, self._rng())), None
         if self.distribution_ == "forest":
             idx, w = _forest_neighbourhoods(self._train_leaves, model.apply(Xt))
+            if self._train_weight is not None:
+                sw = w * self._train_weight[idx]
+                some = sw.sum(axis=1) > 0  # else every pooled vector weighs 0: keep their counts
+                w[some] = sw[some]
             return self._train_Y[idx], w
         dist, idx = model.kneighbors(Xt)
         Ytr = np.asarray(model._y).reshape(len(model._y), -1)
@@ -425,7 +529,20 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
     def _marginals(self, X):
         model, _ = _unwrap(self.estimator_)
-        return marginals_from_proba(self.estimator_.predict_proba(X), self.n_labels_, getattr(model, "classes_", None))
+        proba = self.estimator_.predict_proba(X)
+        return self._with_constants(
+            marginals_from_proba(proba, len(self._fitted_labels), getattr(model, "classes_", None))
+        )
+
+    def _with_constants(self, A):
+        """Marginals (n, m_fit) or samples (n, K, m_fit) of the fitted labels, completed with the
+        labels set aside as constant in training (their marginal, or every draw, is that constant)."""
+        if not self.constant_labels_.size:
+            return A
+        full = np.empty(A.shape[:-1] + (self.n_labels_,), dtype=A.dtype)
+        full[..., self._fitted_labels] = A
+        full[..., self.constant_labels_] = self._constants
+        return full
 
     def _infer(self, X):
         check_is_fitted(self, "route_")
@@ -466,8 +583,9 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ public predictions
     def predict(self, X):
-        """F-optimal label sets, int8 (n, m)."""
-        return self._infer(X)[0]
+        """F-optimal label sets, int8 (n, m); (n,) when fitted on a 1-D y."""
+        H = self._infer(X)[0]
+        return H[:, 0] if self._y_1d else H
 
     def predict_expected_f(self, X):
         """Expected F-measure of each prediction under the route's distribution, (n,)."""
@@ -477,8 +595,13 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         """Marginals P(y_j = 1 | x) of the route's distribution, (n, m).
 
         For the sample routes (chain, forest, neighbours) the marginals of the (weighted) label
-        vectors; for a ClassifierChain these are not the chain's own ``predict_proba``.
+        vectors; for a ClassifierChain these are not the chain's own ``predict_proba``. (n,) when
+        fitted on a 1-D y.
         """
+        P = self._predict_marginals(X)
+        return P[:, 0] if self._y_1d else P
+
+    def _predict_marginals(self, X):
         check_is_fitted(self, "route_")
         if self.distribution_ == "marginals":
             return self._marginals(X)
@@ -492,5 +615,7 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
     def score(self, X, y, sample_weight=None):
         """Mean instance-wise F-measure of ``predict(X)`` against ``y`` (F(0, 0) = 1)."""
-        Y = check_labels(y, name="y")
-        return float(np.average(metrics.f_measure(Y, self.predict(X)), weights=sample_weight))
+        H = self.predict(X)
+        n = H.shape[0]
+        Y, _ = _check_y(y, n)
+        return float(np.average(metrics.f_measure(Y, H.reshape(n, -1)), weights=sample_weight))

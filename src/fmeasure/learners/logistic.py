@@ -203,8 +203,8 @@ def fit_logistic_cv(
     ----------
     X : array-like or sparse matrix of shape (n, d)
         Features. Standardise them first for fast, stable convergence.
-    y : array-like of shape (n,)
-        Target classes (binary or multi-class; multinomial for more than two).
+    y : array-like of shape (n,) (or (n, 1))
+        Target classes (binary or multi-class; multinomial for more than two); no NaN.
     Cs : sequence of float
         The grid of inverse regularisation strengths (default: the paper's 1e-4 .. 1e3).
     cv : int
@@ -242,7 +242,13 @@ def fit_logistic_cv(
     >>> model.predict_proba(X[:2]).shape
     (2, 2)
     """
-    y = np.asarray(y).ravel()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"fit_logistic_cv: y must be 1-D (n,), got shape {y.shape}")
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"fit_logistic_cv: y contains NaN (row {int(np.flatnonzero(np.isnan(y))[0])})")
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"fit_logistic_cv: X has {X.shape[0]} rows but y has {y.shape[0]}")
     if y.shape[0] == 0:
@@ -366,7 +372,10 @@ def check_features(X, name: str = "X"):
         if not np.all(np.isfinite(X.data)):
             raise ValueError(f"{name} contains NaN or infinite values")
         return X
-    X = np.asarray(X, dtype=np.float64)
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: cannot convert to a float array ({exc})") from None
     if X.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array (n_samples, n_features), got shape {X.shape}")
     if not np.all(np.isfinite(X)):
