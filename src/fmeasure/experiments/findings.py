@@ -101,11 +101,11 @@ SINGLE_SPLIT_NOTE = " (one test split, no per-instance scores: SE taken as 0.5 p
 #: and SEs differ between two runs of one config (every other number is reproducible exactly).
 TIMED_CLAIMS = frozenset({"fig4", "sim.time.fm_est", "table3", "pcc.jm_fast", "par.br_inference"})
 
-#: Smallest standard error (percent, log scale) of a comparison of two measured times. A best-of-5
-#: time ratio measured in one process on a shared 2-core machine moved by up to about 10 (log %)
-#: between runs of the same code while its spreads said less (see ``docs/report.md``), so a
+#: Smallest standard error (percent, log scale) of a comparison of two measured times. On a shared
+#: 2-core machine, the best-of-5 ratio of LFP's and BR's inference on scene, timed in rounds in one
+#: process, ranged over about 12 (log %) in eight runs, more than some runs' spreads said; so a
 #: ratio counts only beyond z x 10: with z = 2, times within a factor exp(0.2) = 1.22 of each
-#: other are a tie.
+#: other are a tie (``docs/report.md``, timed claims).
 TIME_SE_FLOOR = 10.0
 
 
