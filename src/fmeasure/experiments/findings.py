@@ -18,7 +18,7 @@ Claims about measured times (:data:`TIMED_CLAIMS`) use the same rule on a ratio 
 (:func:`time_cell`): ``margin = 100 ln(time of the step the claim says is slower / time of the
 other)``, each time the best of its repeats; ``se`` combines the two times' spreads
 (:func:`fmeasure.timing.spread`) and is never below :data:`TIME_SE_FLOOR`, so that two steps
-within about 20% of each other count as a tie however quiet the run.
+within a factor 1.22 of each other (at z = 2) count as a tie however quiet the run.
 """
 
 from __future__ import annotations
