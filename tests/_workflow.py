@@ -7,13 +7,13 @@ config on the slices in tests/data) and returns Snakemake's output. The session'
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
+import _children
 import pandas as pd
 from _mirror import ROOT, TEST_DATA, snakemake_env
 
@@ -22,9 +22,10 @@ from fmeasure.tables import untimed
 SMOKE_CONFIG = ROOT / "config" / "smoke.yaml"
 
 
-def snakemake_cmd(workdir: Path, *extra, configs=(SMOKE_CONFIG,)) -> list[str]:
-    """The command of a Snakemake run of this checkout in ``workdir`` with ``configs`` merged on config.yaml."""
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir)]
+def snakemake_cmd(workdir: Path, *extra, configs=(SMOKE_CONFIG,), snakefile: Path = ROOT / "Snakefile") -> list[str]:
+    """The command of a Snakemake run of this checkout in ``workdir`` with ``configs`` merged on config.yaml
+    (``snakefile``: another workflow, for tests of the test machinery)."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(snakefile), "--directory", str(workdir)]
     if configs:
         cmd += ["--configfile", *map(str, configs)]
     return cmd + list(extra)
@@ -39,7 +40,7 @@ _STEPS = re.compile(r"(\d+) of (\d+) steps \((\d+)%\) done")
 
 
 def run_snakemake(
-    workdir: Path, *extra, configs=(SMOKE_CONFIG,), cores=2, mirror=None, timeout=1200, check=True
+    workdir: Path, *extra, configs=(SMOKE_CONFIG,), cores=2, mirror=None, timeout=1200, check=True, **kw
 ) -> subprocess.CompletedProcess:
     """Run the workflow in ``workdir``; data from ``mirror`` (if given), then tests/data.
 
@@ -50,11 +51,10 @@ def run_snakemake(
     With ``check`` (default), a failed run fails the test with the tail of Snakemake's output.
     Put ``--config key=value`` last in ``extra``: Snakemake reads what follows it as values.
     """
-    cmd = snakemake_cmd(workdir, "--cores", str(cores), "--nocolor", *extra, configs=configs)
+    cmd = snakemake_cmd(workdir, "--cores", str(cores), "--nocolor", *extra, configs=configs, **kw)
     env = snakemake_env(os.pathsep.join(filter(None, [mirror and str(mirror), str(TEST_DATA)])))
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
-    )
+    # its own session, recorded: stopped with its jobs if the test run is terminated (tests/_children.py)
+    proc = _children.popen(cmd, "snakemake", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     out, err, state = [], [], {"last": time.monotonic(), "steps": "no job finished"}
 
     def read(stream, sink):
@@ -76,12 +76,7 @@ def run_snakemake(
                     written, state["last"] = now, time.monotonic()
                 checked = time.monotonic()
             if time.monotonic() - state["last"] > timeout:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
+                _children.stop(proc)
                 for r in readers:
                     r.join(timeout=5)
                 raise AssertionError(
@@ -89,11 +84,10 @@ def run_snakemake(
                     f"{written} files under results/ and logs/):\n" + "".join(err)[-4000:]
                 )
             time.sleep(0.5)
-    except BaseException:
-        if proc.poll() is None:  # interrupted (Ctrl-C, a signal): leave no workflow behind
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    except BaseException:  # interrupted (Ctrl-C, a signal): stop the run and its jobs
+        _children.stop(proc)
         raise
+    _children.forget(proc)
     for r in readers:
         r.join()
     result = subprocess.CompletedProcess(cmd, proc.returncode, "".join(out), "".join(err))

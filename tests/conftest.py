@@ -7,6 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import _children
 import pytest
 from _workflow import run_snakemake
 from filelock import FileLock
@@ -27,8 +28,11 @@ LONG_MODULES = (
 
 
 def pytest_configure(config):
-    """In a fresh checkout, compile the numba kernels once before the workers start: concurrent
-    first compilations of one kernel can fail in numba's cache (fmeasure.learners.warmup)."""
+    """Stop the children the tests start (Slurm daemons, Snakemake runs) when the test run is
+    terminated (tests/_children.py). In a fresh checkout, compile the numba kernels once before the
+    workers start: concurrent first compilations of one kernel can fail in numba's cache
+    (fmeasure.learners.warmup)."""
+    _children.install(controller=not hasattr(config, "workerinput"))
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller has done it
         return
     from fmeasure.learners.warmup import kernels_compiled  # light: imports no learner
@@ -37,6 +41,10 @@ def pytest_configure(config):
         print("compiling the numba kernels once (a fresh checkout)", file=sys.stderr)
         code = "from fmeasure.learners.warmup import compile_kernels; compile_kernels()"
         subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def pytest_unconfigure(config):
+    _children.uninstall(controller=not hasattr(config, "workerinput"))
 
 
 def pytest_xdist_auto_num_workers(config):

@@ -130,6 +130,21 @@ def test_timing_claims_gfm_slowest_can_fail():
 
     assert E.timing_claims(summary(5.0)).set_index("claim_id").loc["fig4", "verdict"] == "confirmed"
     assert E.timing_claims(summary(0.5)).set_index("claim_id").loc["fig4", "verdict"] == "contradicted"
+    # GFM 10% slower: 100 ln 1.1 = 9.5, within the timings' floor of 2 x 10 (the SEs, 1% of 1 ms, are less)
+    row = E.timing_claims(summary(1.1)).set_index("claim_id").loc["fig4"]
+    assert row["verdict"] == "not confirmed" and row["margin"] == pytest.approx(100 * np.log(1.1))
+    assert row["se"] == F.TIME_SE_FLOOR
+
+
+@pytest.mark.parametrize("fm_ms, expected", [(1.0, "confirmed"), (1.05, "confirmed"), (1.5, "not confirmed")])
+def test_timing_claims_fm_estimation_equals_mm(fm_ms, expected):
+    rows = [
+        {"step": "estimation", "method": m, "n_labels": k, "time_ms_mean": ms, "time_ms_se": 0.01, "n": 3}
+        for k in (10, 100)
+        for m, ms in (("MM", 1.0), ("FM", fm_ms if k == 100 else 1.0), ("GFM", 4.0))
+    ]
+    row = E.timing_claims(pd.DataFrame(rows)).set_index("claim_id").loc["sim.time.fm_est"]
+    assert row["verdict"] == expected and row["margin"] == pytest.approx(100 * np.log(fm_ms))
 
 
 # ---- real datasets: paired bootstrap over test instances
@@ -183,6 +198,37 @@ def test_knn_mm_hamming_claim_follows_the_instances(tmp_path, mm_better, expecte
     assert out.loc["knn.mm_hamming", "verdict"] == expected
     assert out.loc["table2", "verdict"] == "confirmed"  # every cell within 2 points of the paper
     assert out.loc["table3", "verdict"] == "confirmed"  # search 2 s > inference 1 s
+
+
+@pytest.mark.parametrize(
+    "search, inference, expected",
+    [
+        ("0.30;0.20;0.21", "0.10;0.11;0.12", "confirmed"),  # 100 ln(0.2 / 0.1) = 69 > 2 x 10
+        ("0.30;0.20;0.21", "0.19;0.25;0.19", "not confirmed"),  # 100 ln(0.2 / 0.19) = 5: a tie
+        ("0.30;0.20;0.21", "0.40;0.41;0.60", "contradicted"),  # inference takes twice the search
+        ("0.11;0.10;0.30", "0.08;0.16;0.09", "not confirmed"),  # 22 apart, but spreads 9.5 and 11.8: SE 15
+    ],
+)
+def test_knn_table3_claim_compares_repeated_search_and_inference_times(tmp_path, search, inference, expected):
+    inst, t2, t3 = _knn_files(tmp_path, mm_better=True)
+    rows = pd.DataFrame(
+        {
+            "dataset": ["scene", "scene"],
+            "method": ["MM", "GFM"],
+            "l": [10, 10],
+            "search_time_s": [2.0, 2.0],  # the single-timing columns: would confirm by themselves
+            "inference_time_s": [1.0, 1.0],
+            "search_time_s_repeats": ["0.30;0.20;0.21", search],
+            "inference_time_s_repeats": ["0.10;0.11;0.12", inference],
+        }
+    )
+    rows.to_csv(t3, index=False)
+    out = K.write_findings(inst, t2, t3, tmp_path / "knn.csv", n_boot=50).set_index("claim_id").loc["table3"]
+    assert out["verdict"] == expected
+    s, i = (np.array(x.split(";"), dtype=float) for x in (search, inference))
+    assert out["margin"] == pytest.approx(min(100 * np.log(0.2 / 0.1), 100 * np.log(s.min() / i.min())))
+    weakest = "MM" if expected == "confirmed" else "GFM"  # equal margins: the first cell
+    assert "(best of 3 repeats)" in out["evidence"] and out["evidence"].endswith(f"weakest: scene l=10 {weakest}")
 
 
 def test_parametric_claims_follow_the_instances(tmp_path):
@@ -338,9 +384,10 @@ def test_paper_differences_and_far_from_paper_by_hand():
 @pytest.mark.parametrize(
     "jm, fm, expected",
     [
-        ([1.0, 1.0], [2.0, 3.0], "confirmed"),
-        ([4.0, 4.0], [2.0, 3.0], "contradicted"),
-        ([1.0, 4.0], [2.0, 3.0], "not confirmed"),
+        ([1.0, 1.0], [2.0, 3.0], "confirmed"),  # 100 ln 2 = 69 > 2 x 10 on both datasets
+        ([4.0, 4.0], [2.0, 3.0], "contradicted"),  # 100 ln(2/4) = -69, 100 ln(3/4) = -29
+        ([1.0, 4.0], [2.0, 3.0], "contradicted"),  # a confirms, b contradicts (-29 < -20)
+        ([1.0, 3.3], [2.0, 3.0], "not confirmed"),  # b: 100 ln(3/3.3) = -9.5, within 2 x 10
     ],
 )
 def test_fastest_inference_finding_compares_the_fastest_competitor(jm, fm, expected):
@@ -355,6 +402,76 @@ def test_fastest_inference_finding_compares_the_fastest_competitor(jm, fm, expec
     claims = pd.DataFrame({"claim": ["JM is fastest"], "section": ["5.2"]}, index=["pcc.jm_fast"])
     row = F.fastest_inference_finding(t, "JM", "pcc.jm_fast", claims, others="the others'")
     assert row["verdict"] == expected and row["section"] == "5.2"
+    margins = [100 * np.log(f / j) for f, j in zip(fm, jm)]
+    weakest = int(np.argmin(margins))
+    assert row["margin"] == pytest.approx(margins[weakest]) and row["se"] == F.TIME_SE_FLOOR
     ratios = ", ".join(f"{d} {f / j:.3g}x" for d, f, j in zip("ab", fm, jm))
-    assert row["evidence"] == f"the others' inference time / JM's: {ratios} (timed, no SE)"
+    assert row["evidence"].startswith(f"the others' inference time / JM's: {ratios} (one timing each); ")
+    assert row["evidence"].endswith(f"weakest: {'ab'[weakest]}")
     assert F.fastest_inference_finding(t[t.method == "JM"], "JM", "pcc.jm_fast", claims, others="") is None
+
+
+def test_time_ratio_cell_is_a_log_ratio_with_spreads_and_a_floor():
+    # 100 ln(3 / 2) = 40.55; spreads 30 and 40 combine to 50 (above the floor)
+    c = F.time_ratio_cell("x", 3.0, 2.0, 30.0, 40.0)
+    assert c == {"label": "x", "margin": pytest.approx(40.546, abs=1e-3), "se": 50.0}
+    # small or unknown spreads: the floor
+    assert F.time_ratio_cell("x", 2.0, 3.0, 1.0, np.nan)["se"] == F.TIME_SE_FLOOR == 10.0
+    # from repeats: the best of each, spreads 100 ln(1.1 / 1.0) = 9.53 and 100 ln(2.4 / 2.0) = 18.23
+    c = F.time_cell("y", [2.4, 2.0, 5.0], [1.1, 1.0])
+    assert c["margin"] == pytest.approx(100 * np.log(2.0))
+    assert c["se"] == pytest.approx(np.hypot(100 * np.log(1.1), 100 * np.log(1.2)))
+    with pytest.raises(ValueError, match="> 0"):
+        F.time_ratio_cell("x", 0.0, 1.0)
+
+
+#: Two runs of the same code: BR and LFP do the same work (equal within noise); a burst of load
+#: hits different repeats in each run. Per run: the repeats (seconds) of each learner.
+_RUN_A = {"BR": [0.0130, 0.0101, 0.0104, 0.0100, 0.0120], "LFP": [0.0103, 0.0140, 0.0102, 0.0150, 0.0101]}
+_RUN_B = {"BR": [0.0099, 0.0150, 0.0101, 0.0130, 0.0103], "LFP": [0.0100, 0.0102, 0.0190, 0.0101, 0.0160]}
+
+
+def _timed_table(run: dict, keep_repeats: bool = True, first_only: bool = False) -> pd.DataFrame:
+    rows = []
+    for method, reps in run.items():
+        reps = reps[:1] if first_only else reps
+        row = {"dataset": "scene", "method": method, "inference_time_s": min(reps)}
+        if keep_repeats:
+            row["inference_time_s_repeats"] = ";".join(map(str, reps))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _br_fastest(table: pd.DataFrame) -> dict:
+    claims = pd.DataFrame({"claim": ["BR is fastest"], "section": ["7.2.3"]}, index=["par.br_inference"])
+    return F.fastest_inference_finding(table, "BR", "par.br_inference", claims, others="LFP's")
+
+
+def test_timed_claim_of_equal_methods_is_the_same_tie_in_two_loaded_runs():
+    # one timing per learner (the first repeat): LFP/BR = 1.03/1.30 in run A, 1.00/0.99 in run B
+    single = [_br_fastest(_timed_table(r, first_only=True))["verdict"] for r in (_RUN_A, _RUN_B)]
+    assert single == ["contradicted", "not confirmed"]  # the verdict follows the load
+    # best of 5: 1.01 ms vs 1.00 ms in run A, 1.00 vs 0.99 in run B: a tie both times
+    rows = [_br_fastest(_timed_table(r)) for r in (_RUN_A, _RUN_B)]
+    assert [r["verdict"] for r in rows] == ["not confirmed", "not confirmed"]
+    assert rows[0]["margin"] == pytest.approx(100 * np.log(0.0101 / 0.0100))
+    assert rows[1]["margin"] == pytest.approx(100 * np.log(0.0100 / 0.0099))
+    assert "(best of 5 repeats)" in rows[0]["evidence"]
+
+
+def test_timed_claim_is_contradicted_for_a_slower_method_and_confirmed_for_a_faster_one():
+    slow = {"BR": [0.0131, 0.0130, 0.0160, 0.0132, 0.0140], "LFP": _RUN_A["LFP"]}
+    row = _br_fastest(_timed_table(slow))
+    # 100 ln(0.0101 / 0.0130) = -25.2, beyond 2 x 10; spreads 0.8 and 1.0 are below the floor
+    assert row["verdict"] == "contradicted" and row["margin"] == pytest.approx(-25.24, abs=0.01)
+    fast = {"BR": [0.0080, 0.0079, 0.0090, 0.0081, 0.0085], "LFP": _RUN_A["LFP"]}
+    assert _br_fastest(_timed_table(fast))["verdict"] == "confirmed"  # 100 ln(101 / 79) = 24.6
+
+
+def test_timed_claim_with_a_wide_spread_is_a_tie():
+    # BR's best repeat stands alone (next 1.5 times it): the ratio 1.3 is within the noise
+    noisy = {"BR": [0.0100, 0.0150, 0.0160, 0.0170, 0.0155], "LFP": [0.0130, 0.0131, 0.0133, 0.0140, 0.0135]}
+    row = _br_fastest(_timed_table(noisy))
+    assert row["margin"] == pytest.approx(100 * np.log(1.3)) and row["margin"] > 2 * F.TIME_SE_FLOOR
+    assert row["se"] == pytest.approx(np.hypot(100 * np.log(1.5), 100 * np.log(1.31 / 1.30)))
+    assert row["verdict"] == "not confirmed"

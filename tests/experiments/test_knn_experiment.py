@@ -57,6 +57,7 @@ def test_knn_tables_beside_paper(tmp_path):
     assert row["hamming_paper"] == 10.28 and row["jaccard_paper"] == 64.23
     assert row["f_diff"] == pytest.approx(row["f"] - 65.80)
     assert t3.set_index(["method", "l"]).loc[("GFM", 20), "time_s_paper"] == 8.171
+    assert {"search_time_s_repeats", "inference_time_s_repeats", "inference_time_s_spread"} <= set(t3.columns)
     md = out["t2_md"].read_text()
     assert md.startswith("Table 2 caption") and "(10.28, " in md and "**" in md
     assert len(pd.read_csv(out["t2_csv"])) == 4
@@ -67,3 +68,39 @@ def test_run_knn_counts_empty_test_label_sets():
     ds.Y_test = np.array([[0, 0, 0], [0, 1, 0]])
     res = run_knn(ds, neighbours=[1], methods=["mm"])
     assert res[["n_test", "n_test_empty"]].values.tolist() == [[2, 1]]
+
+
+def test_run_knn_times_search_and_inference_in_rounds(monkeypatch):
+    """Per l, each round times the search, then every method's inference; the best round is kept
+    with every round's time and the spread 100 ln(second best / best)."""
+    from fmeasure import timing
+    from fmeasure.learners.knn import KNeighborsFMeasure
+
+    clock = {"now": 0.0}
+    calls = []
+    durations = {"search": [3.0, 2.0, 4.0], "mm": [1.0, 1.5, 0.5], "jm": [2.0, 2.0, 2.5]}
+    search, infer = KNeighborsFMeasure.kneighbors, KNeighborsFMeasure.predict_from_neighbors
+
+    def tick(step):
+        calls.append(step)
+        clock["now"] += durations[step][sum(c == step for c in calls) - 1]
+
+    def kneighbors(self, X):
+        tick("search")
+        return search(self, X)
+
+    def predict_from_neighbors(self, ind):
+        tick(self.inference)
+        return infer(self, ind)
+
+    monkeypatch.setattr(KNeighborsFMeasure, "kneighbors", kneighbors)
+    monkeypatch.setattr(KNeighborsFMeasure, "predict_from_neighbors", predict_from_neighbors)
+    monkeypatch.setattr(timing, "time", SimpleNamespace(perf_counter=lambda: clock["now"]))
+    res = run_knn(_toy(), neighbours=[3], methods=["mm", "jm"], timing_best_of=3).set_index("method")
+    assert calls == ["search", "mm", "jm"] * 3
+    assert res.search_time_s.tolist() == [2.0, 2.0]
+    assert res.search_time_s_repeats.tolist() == ["3;2;4"] * 2
+    assert res.loc["MM", "inference_time_s"] == 0.5 and res.loc["MM", "inference_time_s_repeats"] == "1;1.5;0.5"
+    assert res.loc["JM", "time_s"] == 2.0 + 2.0
+    assert res.loc["MM", "search_time_s_spread"] == pytest.approx(100 * np.log(3 / 2))
+    assert res.loc["JM", "inference_time_s_spread"] == 0.0  # two rounds of 2 s

@@ -59,6 +59,7 @@ def test_pcc_outputs_table4_and_figure5(tmp_path):
     table = O.write_table4([tmp_path / "rows.csv"], tmp_path / "t4.csv", tmp_path / "t4.md", jaccard_empty=1.0)
     # the paper's numbers are joined by dataset name and method
     assert table.loc[table.method == "GFM", "f_paper"].item() == 65.63
+    assert {"inference_time_s", "inference_time_s_paper", "inference_time_s_repeats"} <= set(table.columns)
     assert "**" in (tmp_path / "t4.md").read_text()
     curves = []
     for n in CFG["figure5"]["n_samples"]:
@@ -123,3 +124,33 @@ def test_pcc_curve_repeats_only_runs_shorter_than_repeat_below_s(tmp_path, monke
     cfg = dict(CFG, figure5=dict(n_samples=[20], runs=2, timing_best_of=3, repeat_below_s=repeat_below_s))
     rows = O.run_curve(model, data, 20, cfg)
     assert len(rows) == 4 and len(calls) == 2 * calls_per_run
+
+
+@pytest.mark.parametrize("repeat_below_s, sampling_rounds", [(1e9, 3), (1e-9, 1)])
+def test_pcc_table4_times_methods_in_rounds(tmp_path, monkeypatch, repeat_below_s, sampling_rounds):
+    """Each round runs the sampling methods, then JM; the sampling is not repeated once it took
+    repeat_below_s; each method keeps its best round, every round and their spread."""
+    from fmeasure.learners.pcc import ProbabilisticClassifierChain
+
+    data, _ = _dataset(tmp_path)
+    model, info = tmp_path / "chain.pkl", tmp_path / "fit.json"
+    O.write_model(data, CFG, model, info)
+    calls = []
+    sample, joint = ProbabilisticClassifierChain.predict_from_samples, ProbabilisticClassifierChain.joint_mode
+    monkeypatch.setattr(
+        ProbabilisticClassifierChain, "predict_from_samples", lambda s, *a, **k: calls.append("S") or sample(s, *a, **k)
+    )
+    monkeypatch.setattr(
+        ProbabilisticClassifierChain, "joint_mode", lambda s, *a, **k: calls.append("J") or joint(s, *a, **k)
+    )
+    cfg = dict(CFG, table4=dict(n_samples=50, timing_best_of=3, repeat_below_s=repeat_below_s))
+    rows = O.run_table4_rows(model, data, info, cfg, jaccard_empty=1.0).set_index("method")
+    assert calls == (["S", "J"] * 3 if sampling_rounds == 3 else ["S", "J", "J", "J"])
+    for m in ("MM", "JM", "FM", "GFM"):
+        reps = [float(x) for x in rows.loc[m, "inference_time_s_repeats"].split(";")]
+        assert len(reps) == (3 if m == "JM" else sampling_rounds)
+        assert rows.loc[m, "inference_time_s"] == pytest.approx(min(reps), rel=1e-3)  # 4 digits kept
+    assert np.isnan(rows.loc["FM", "inference_time_s_spread"]) == (sampling_rounds == 1)
+    # the predictions of every round are the same: the scores equal a one-round run's
+    once = O.run_table4_rows(model, data, info, dict(CFG, table4=dict(n_samples=50)), jaccard_empty=1.0)
+    assert once.f.tolist() == rows.f.tolist()

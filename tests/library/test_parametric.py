@@ -219,3 +219,24 @@ def test_scoring_option_reaches_every_model(cls):
             assert np.isnan(est.cv_log_loss_).all() and np.isfinite(est.cv_loss_).all()
     with pytest.raises(ValueError, match="scoring"):
         cls(Cs=[1.0], cv=3, scoring="nope").fit(X, Y)
+
+
+def test_br_predict_is_the_threshold_alone(monkeypatch):
+    """BR's inference (timed in Table 5) thresholds the marginals at 1/2, as marginal_modes does,
+    without computing an expected F it would discard."""
+    from fmeasure import inference
+
+    X, Y = _groups_data([GROUP_A, GROUP_B], reps=5)
+    br = BinaryRelevance(Cs=(1e3,), cv=2).fit(X, Y)
+    Xq = np.array([[1.0, 0.0], [0.0, 1.0], [0.3, 0.7]])
+    want = inference.marginal_modes(br.predict_marginals(Xq))[0]
+
+    def unused(*a, **k):
+        raise AssertionError("BR's predict computed more than the threshold")
+
+    monkeypatch.setattr(inference, "marginal_modes", unused)
+    monkeypatch.setattr(inference, "expected_f_independent", unused)
+    got = br.predict(Xq)
+    assert got.dtype == np.int8
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, (br.predict_marginals(Xq) > 0.5).astype(np.int8))

@@ -5,7 +5,8 @@ accounting database) with every file -- config, munge key and socket, state, spo
 PID files -- inside one temporary directory, on free TCP ports, so it does not collide with
 a site installation or with another copy of itself. The daemons run in the foreground as
 children of this process and are stopped by PID (only the ones we started), in reverse
-order, with bounded waits, also when start-up fails half way.
+order, with bounded waits, also when start-up fails half way; each is recorded with
+``tests/_children.py``, which stops it if the test run is terminated before that.
 
 Typical use (the pytest fixture in ``tests/workflow/test_slurm.py`` does this)::
 
@@ -40,6 +41,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+try:
+    import _children
+except ImportError:  # run as a script: tests/ is not on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import _children
 
 log = logging.getLogger(__name__)
 
@@ -267,14 +274,15 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
     def _spawn(self, name: str, cmd: list[str]) -> None:
         out = open(self.root / f"{name}.stdout", "wb")
         try:
-            # own session: a Ctrl-C on the test does not hit the daemons before teardown
-            self.procs[name] = subprocess.Popen(
+            # own session: a Ctrl-C on the test does not hit the daemons before teardown; recorded, so
+            # that a terminated test run stops them too (tests/_children.py)
+            self.procs[name] = _children.popen(
                 cmd,
+                name,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 env=self.env(),
-                start_new_session=True,
             )
         finally:
             out.close()
@@ -353,6 +361,8 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
         for name in ("slurmd", "slurmctld", "munged"):
             proc = self.procs.get(name)
             if proc is None or proc.poll() is not None:
+                if proc is not None:
+                    _children.forget(proc)
                 continue
             proc.send_signal(signal.SIGTERM)
             try:
@@ -361,6 +371,7 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
                 log.warning("%s (pid %d) ignored SIGTERM; killing it", name, proc.pid)
                 proc.kill()
                 proc.wait(timeout=timeout)
+            _children.forget(proc)
             log.info("stopped %s (pid %d)", name, proc.pid)
 
     def __enter__(self) -> SlurmCluster:

@@ -29,6 +29,7 @@ import sys
 import time
 from pathlib import Path
 
+import _children
 import pandas as pd
 import pytest
 
@@ -87,15 +88,9 @@ class _Run:
 
     def __init__(self, cmd: list[str], cwd: Path, env: dict, log: Path):
         self.cmd, self.log, self.t0 = cmd, log, time.monotonic()
-        with open(log, "w") as out:
-            self.proc = subprocess.Popen(
-                cmd,
-                cwd=cwd,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
+        with open(log, "w") as out:  # own session, recorded (tests/_children.py)
+            self.proc = _children.popen(
+                cmd, "snakemake", cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
             )
         self.seconds = None
 
@@ -109,6 +104,7 @@ class _Run:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
+        _children.forget(self.proc)
 
     def finish(self, timeout: float = RUN_TIMEOUT) -> str:
         """Wait (bounded), assert success, return the output."""
@@ -121,6 +117,7 @@ class _Run:
                 + "\n".join(self.log.read_text().splitlines()[-40:])
             )
         self.seconds = time.monotonic() - self.t0
+        _children.forget(self.proc)
         text = self.log.read_text()
         assert self.proc.returncode == 0, f"exit {self.proc.returncode}: {' '.join(map(str, self.cmd))}\n" + "\n".join(
             text.splitlines()[-60:]

@@ -152,6 +152,19 @@ def get_parametric_records(wildcards=None):
     return [f"results/parametric/{d}/{lrn}.json" for d in DATASETS for lrn in learners]
 
 
+def get_parametric_learners(wildcards=None):
+    return as_list(config["parametric"]["learners"], "parametric.learners")
+
+
+def get_parametric_models(wildcards):
+    """The fitted learners of one dataset, in the order of get_parametric_learners."""
+    return [f"results/parametric/{wildcards.dataset}/{lrn}.pkl" for lrn in get_parametric_learners()]
+
+
+def get_parametric_inference_times(wildcards=None):
+    return [f"results/parametric/{d}/inference_times.csv" for d in DATASETS]
+
+
 # ---- voting (Table 7)
 def get_voting_fits(wildcards):
     """The shared fits the ensemble's members use (one job each) for one dataset."""

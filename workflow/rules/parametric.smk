@@ -1,5 +1,6 @@
 # Parametric plug-in models of Section 7.1.4 / Table 5: BR, LFP and EFP, all built from logistic
-# regressions tuned per model by CV. One fit+predict job per (dataset, learner), then the table.
+# regressions tuned per model by CV. One fit+predict job per (dataset, learner), one job per dataset
+# that times the fitted learners' inference together (Table 5's inference times), then the table.
 # All logic lives in fmeasure.learners.parametric and fmeasure.experiments.parametric.
 
 STAGE_TARGETS["parametric"] = ["results/tables/table5.csv", "results/tables/table5.md",
@@ -22,6 +23,7 @@ rule parametric_fit_predict:
     output:
         record="results/parametric/{dataset}/{learner}.json",
         instances="results/parametric/{dataset}/{learner}_instances.csv.gz",
+        model="results/parametric/{dataset}/{learner}.pkl",
     params:
         cfg=config["parametric"],
     threads: get_threads("parametric_fit_predict")
@@ -38,9 +40,34 @@ rule parametric_fit_predict:
         "../scripts/parametric_fit_predict.py"
 
 
+rule parametric_inference_times:
+    input:
+        data=get_parsed,
+        models=get_parametric_models,
+    output:
+        "results/parametric/{dataset}/inference_times.csv",
+    params:
+        learners=get_parametric_learners,
+        repeats=config["parametric"]["timing_best_of"],
+        repeat_below_s=config["parametric"]["repeat_below_s"],
+    threads: get_threads("parametric_inference_times")
+    resources:
+        mem_mb=get_mem_mb("parametric_inference_times"),
+        runtime=get_runtime("parametric_inference_times"),
+    log:
+        "logs/parametric/{dataset}_inference_times.log",
+    benchmark:
+        "results/benchmarks/parametric/{dataset}_inference_times.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/parametric_inference_times.py"
+
+
 rule parametric_table5:
     input:
-        get_parametric_records,
+        records=get_parametric_records,
+        times=get_parametric_inference_times,
     output:
         csv=captioned("results/tables/table5.csv", "parametric_table5.rst", category="Parametric"),
         md="results/tables/table5.md",

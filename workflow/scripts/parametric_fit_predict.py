@@ -14,6 +14,7 @@ rec, instances = run_learner(
     snakemake.params.cfg,  # noqa: F821
     n_jobs=snakemake.threads,
     return_instances=True,
+    model_path=snakemake.output.model,  # noqa: F821
 )  # noqa: F821
 with atomic_output(snakemake.output.record) as tmp:  # noqa: F821
     with open(tmp, "w") as fh:

@@ -2,11 +2,15 @@
 
 import json
 
+import pandas as pd
+
 from fmeasure.experiments.parametric import write_table5
 from fmeasure.io import script_logging
 
 log = script_logging(snakemake)  # noqa: F821
-records = [json.load(open(p)) for p in snakemake.input]  # noqa: F821
+records = [json.load(open(p)) for p in snakemake.input.records]  # noqa: F821
+times = [pd.read_csv(p) for p in snakemake.input.times]  # noqa: F821
 cfg = snakemake.params.cfg  # noqa: F821
-write_table5(records, snakemake.output.csv, snakemake.output.md, cv=cfg["cv"], n_cs=len(cfg["Cs"]))  # noqa: F821
-log.info("Table 5 written from %d records", len(records))
+out = snakemake.output  # noqa: F821
+write_table5(records, out.csv, out.md, cv=cfg["cv"], n_cs=len(cfg["Cs"]), times=times)
+log.info("Table 5 written from %d records and %d datasets' inference times", len(records), len(times))

@@ -34,6 +34,7 @@ from fmeasure.experiments.findings import DEVIATION_POINTS, deviation_sentences,
 from fmeasure.io import atomic_output
 from fmeasure.metrics import MEASURE_DIRECTIONS, MEASURES, METHOD_LABELS
 from fmeasure.tables import best_mask, paper_numbers, write_table
+from fmeasure.timing import format_repeats, parse_repeats, spread
 
 # The chain is imported where it is made or read, matplotlib where Figure 5 is drawn: the table and
 # findings jobs stay light.
@@ -129,6 +130,14 @@ def run_table4_rows(
 ):
     """Table 4 rows of one dataset: MM, JM, FM, GFM on the test set with their times.
 
+    The inference runs ``cfg["table4"]["timing_best_of"]`` times, in rounds (the sampling
+    methods, then JM) so that the methods compared share the machine's load; each method's
+    ``inference_time_s`` is its best round, ``inference_time_s_repeats`` every round and
+    ``inference_time_s_spread`` their spread (:mod:`fmeasure.timing`). Every round draws the
+    same samples. The sampling methods are not repeated once one of them took
+    ``cfg["table4"]["repeat_below_s"]`` seconds or more (a timing that long is stable by itself;
+    JM, much cheaper, still runs every round).
+
     With ``return_instances=True`` also the per-instance scores (one row per method and test
     instance, the four measures in %), for the bootstrap of the findings.
     """
@@ -136,12 +145,23 @@ def run_table4_rows(
     chain = load_chain(model_path)
     info = json.loads(Path(info_path).read_text())
     n = int(cfg["table4"]["n_samples"])
-    preds, times = chain.predict_from_samples(
-        ds.X_test, ("mm", "fm", "gfm"), n_samples=n, random_state=int(cfg["seed"]), return_times=True
-    )
-    t0 = time.perf_counter()
-    preds["jm"], _ = chain.joint_mode(ds.X_test)
-    times["jm"] = time.perf_counter() - t0
+    repeats = int(cfg["table4"].get("timing_best_of", 1))
+    long_enough = float(cfg["table4"].get("repeat_below_s", np.inf))
+    if repeats < 1:
+        raise ValueError(f"pcc.table4.timing_best_of: must be >= 1, got {repeats}")
+    times = {k: [] for k in ("mm", "jm", "fm", "gfm")}
+    preds = {}
+    for _ in range(repeats):
+        if not times["mm"] or min(min(times[k]) for k in ("mm", "fm", "gfm")) < long_enough:
+            out, t = chain.predict_from_samples(
+                ds.X_test, ("mm", "fm", "gfm"), n_samples=n, random_state=int(cfg["seed"]), return_times=True
+            )
+            preds.update(out)
+            for k in ("mm", "fm", "gfm"):
+                times[k].append(t[k])
+        t0 = time.perf_counter()
+        preds["jm"], _ = chain.joint_mode(ds.X_test)
+        times["jm"].append(time.perf_counter() - t0)
     rows, inst = [], []
     for k in ("mm", "jm", "fm", "gfm"):
         if return_instances:
@@ -156,11 +176,15 @@ def run_table4_rows(
                 "method": METHOD_NAMES[k],
                 **scores(ds.Y_test, preds[k], jaccard_empty, se=True),
                 "train_time_s": info["train_time_s"],
-                "inference_time_s": times[k],
+                "inference_time_s": float(min(times[k])),
+                "inference_time_s_repeats": format_repeats(times[k]),
+                "inference_time_s_spread": spread(times[k]),
                 "n_samples": 0 if k == "jm" else n,
             }
         )
-        log.info("%s %s: F %.2f, inference %.3f s", ds.name, k, rows[-1]["f"], times[k])
+        log.info(
+            "%s %s: F %.2f, inference %.3f s (best of %d)", ds.name, k, rows[-1]["f"], min(times[k]), len(times[k])
+        )
     if return_instances:
         inst = pd.concat(inst, ignore_index=True)[["dataset", "method", "instance", *MEASURES]]
         return pd.DataFrame(rows), inst
@@ -264,6 +288,7 @@ def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float, cv: int 
     order = ["dataset", "method", "n_samples"]
     for v in values:
         order += [v, f"{v}_paper"]
+    order += [c for c in ("inference_time_s_repeats", "inference_time_s_spread") if c in merged.columns]
     merged = merged[order]
     md = pd.DataFrame({"dataset": merged.dataset, "method": merged.method})
     labels = {
@@ -288,7 +313,8 @@ def write_table4(row_paths, csv_path, md_path, *, jaccard_empty: float, cv: int 
         "**Table 4.** PCC with four inference methods on the test sets: MM, FM and GFM from "
         f"{int(ours.n_samples.max())} ancestral samples per instance, JM by exact search for the joint mode. "
         f"Losses and scores in %, times in seconds (training: tuning C by {cv}-fold CV + refit, all labels; "
-        "inference: sampling + estimation + inference for the whole test set). Best of ours per dataset "
+        f"inference: sampling + estimation + inference for the whole test set, {_best_of_phrase(ours)}). "
+        "Best of ours per dataset "
         "in bold; the paper's values beside ours. "
         f"Jaccard of an empty prediction for an empty label set = {jaccard_empty:g}."
     )
@@ -365,6 +391,18 @@ def write_figure5(curve_paths, exact_paths, csv_path, png_path, pdf_path) -> pd.
     return agg
 
 
+def _best_of_phrase(rows: pd.DataFrame) -> str:
+    """How Table 4's inference times were taken, from the rows' numbers of repeats."""
+    if "inference_time_s_repeats" not in rows.columns:
+        return "one timing each"
+    k = rows["inference_time_s_repeats"].map(lambda c: parse_repeats(c).size)
+    lo, hi = int(k.min()), int(k.max())
+    if hi <= 1:
+        return "one timing each"
+    rounds = f"{hi}" if lo == hi else f"{lo} to {hi}"
+    return f"the best of {rounds} rounds, their times and spread in the CSV"
+
+
 def _se(x):
     x = np.asarray(x, dtype=float)
     return float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else 0.0
@@ -394,7 +432,7 @@ def write_findings(
         rows.append(
             F.cells_finding(cid, cells, z=z, link=link, what=f"{'/'.join(a)} vs best of {'/'.join(b)}, {measure}")
         )
-    row = F.fastest_inference_finding(t4, "JM", "pcc.jm_fast", cat, others="fastest sampling method's", link=link)
+    row = F.fastest_inference_finding(t4, "JM", "pcc.jm_fast", cat, others="fastest sampling method's", link=link, z=z)
     if row is not None:
         rows.append(row)
     f5 = pd.read_csv(figure5_csv)

@@ -327,7 +327,7 @@ def write_report(
     ]
     z = float(((config or {}).get("report") or {}).get("z", F.Z))
     points = float(((config or {}).get("report") or {}).get("deviation_points", F.DEVIATION_POINTS))
-    lines += [F.SIGN_CONVENTION.format(z=z), "", findings_markdown(collected), ""]
+    lines += [F.sign_convention(z), "", findings_markdown(collected), ""]
     if theory_tables and all(Path(p).exists() for p in theory_tables.values()):
         from fmeasure.experiments.theory import corrections
 

@@ -84,6 +84,12 @@ STAGES = {
         "mem": (1000, {"cells": 100, "labels": 300}),
         "runtime": (30, {"fit": 600}),
     },
+    "parametric_inference_times": {  # every learner's model and predictions of the test set
+        "block": "parametric",
+        "threads": "threads",
+        "mem": (1000, {"cells": 100, "labels": 300}),
+        "runtime": (10, {"labels": 20}),
+    },
     "structured_rml": {
         "block": "structured",
         "threads": "threads",

@@ -174,10 +174,13 @@ def claims_table(scores: pd.DataFrame, *, z: float = 2.0, small_sizes=(5, 10, 20
 def timing_claims(time_summary: pd.DataFrame, *, z: float = 2.0) -> pd.DataFrame:
     """Figure 4's claims on the timing summary (milliseconds, best-of-k per repeat).
 
-    ``fig4``: GFM slowest in estimation + inference at the largest m (margin: GFM's time minus the
-    slowest other method's, SE from the two means' SEs). ``sim.time.fm_est``: FM's estimation time
-    equals MM's at every m (a tie claim)."""
-    from fmeasure.experiments.findings import combine, outcome, verdict
+    Both compare times as every timed claim does (:func:`fmeasure.experiments.findings.time_ratio_cell`):
+    ``margin = 100 ln(ratio)``, the two times' spreads their relative standard errors over the
+    repeats (in %), ``se`` at least the floor for timings. ``fig4``: GFM slowest in estimation +
+    inference at the largest m (ratio: GFM's time over the slowest other method's).
+    ``sim.time.fm_est``: FM's estimation time equals MM's at every m (a tie claim; ratio FM / MM).
+    """
+    from fmeasure.experiments.findings import combine, outcome, time_ratio_cell, verdict
 
     t = time_summary.pivot_table(index=["method", "n_labels"], columns="step", values=["time_ms_mean", "time_ms_se"])
     m = int(time_summary.n_labels.max())
@@ -186,28 +189,33 @@ def timing_claims(time_summary: pd.DataFrame, *, z: float = 2.0) -> pd.DataFrame
     rows = []
     if "GFM" in total.index and len(total) > 1:
         other = total.drop("GFM").idxmax()
-        margin = float(total["GFM"] - total[other])
-        s = float(np.hypot(se["GFM"], se[other]))
+        c = time_ratio_cell(
+            f"m={m}", total["GFM"], total[other], 100 * se["GFM"] / total["GFM"], 100 * se[other] / total[other]
+        )
         rows.append(
             {
                 "claim_id": "fig4",
-                "margin": margin,
-                "se": s,
-                "outcome": outcome(margin, s, z),
-                "verdict": verdict(margin, s, "better", z),
-                "evidence": f"m={m}: GFM {total['GFM']:.4g} ms vs {other} {total[other]:.4g} ms (ms)",
+                "margin": c["margin"],
+                "se": c["se"],
+                "outcome": outcome(c["margin"], c["se"], z),
+                "verdict": verdict(c["margin"], c["se"], "better", z),
+                "evidence": f"m={m}: GFM {total['GFM']:.4g} ms vs {other} {total[other]:.4g} ms "
+                f"({total['GFM'] / total[other]:.3g}x; means over the timed samples)",
             }
         )
     est = time_summary[time_summary.step == "estimation"].pivot_table(
         index="n_labels", columns="method", values=["time_ms_mean", "time_ms_se"]
     )
     if {"FM", "MM"} <= set(time_summary.method):
+        mean, sem = est["time_ms_mean"], est["time_ms_se"]
         cells = pd.DataFrame(
-            {
-                "label": [f"m={k}" for k in est.index],
-                "margin": (est["time_ms_mean"]["FM"] - est["time_ms_mean"]["MM"]).to_numpy(),
-                "se": np.hypot(est["time_ms_se"]["FM"], est["time_ms_se"]["MM"]).to_numpy(),
-            }
+            [
+                time_ratio_cell(
+                    f"m={k}", mean.FM[k], mean.MM[k], 100 * sem.FM[k] / mean.FM[k], 100 * sem.MM[k] / mean.MM[k]
+                )
+                for k in est.index
+            ],
+            columns=["label", "margin", "se"],
         )
         c = combine(cells, "tie", z)
         rows.append(
@@ -217,7 +225,7 @@ def timing_claims(time_summary: pd.DataFrame, *, z: float = 2.0) -> pd.DataFrame
                 "se": c["se"],
                 "outcome": outcome(c["margin"], c["se"], z),
                 "verdict": c["verdict"],
-                "evidence": f"FM minus MM estimation time, largest gap at {c['weakest']} (ms)",
+                "evidence": f"FM / MM estimation time, farthest from equal at {c['weakest']}",
             }
         )
     return pd.DataFrame(rows)

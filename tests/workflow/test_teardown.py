@@ -1,0 +1,81 @@
+"""A test run stopped by SIGTERM (a CI time limit) leaves none of the processes it started.
+
+The check runs ``timeout -s TERM 60 python -m pytest -n 0 tests/workflow/_terminated_run.py``: that
+test brings up the Slurm cluster of ``tests/slurm/cluster.py`` and a Snakemake run through
+``tests/_workflow.py`` (whose job waits forever), and is terminated while it waits. Afterwards no
+process whose command line names the run's temporary folder may be left (munged, slurmctld, slurmd,
+snakemake, its job): other processes of the machine, which never name that folder, are not looked at.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil  # a dependency of Snakemake
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from slurm.cluster import slurm_unavailable_reason  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+HELPER = Path(__file__).with_name("_terminated_run.py")
+#: Seconds the run may take before SIGTERM: the cluster comes up in ~10 s, Snakemake's job in ~5 s.
+TERMINATE_AFTER = 60
+
+
+def _reason() -> str | None:
+    if shutil.which("timeout") is None:
+        return "no `timeout` command"
+    return slurm_unavailable_reason()
+
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.slurm,
+    pytest.mark.timeout(4 * TERMINATE_AFTER),
+    pytest.mark.skipif(_reason() is not None, reason=str(_reason())),
+]
+
+
+def _left_over(root: Path) -> list[psutil.Process]:
+    """The processes whose command line names ``root`` (the run's own folder)."""
+    out = []
+    for p in psutil.process_iter(["cmdline"]):
+        try:
+            if str(root) in " ".join(p.info["cmdline"] or []):
+                out.append(p)
+        except psutil.Error:
+            continue
+    return out
+
+
+@pytest.fixture
+def root():
+    """The run's folder: short, as munged's socket path must stay under 108 bytes."""
+    path = Path(tempfile.mkdtemp(prefix="fm-term-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_a_terminated_test_run_leaves_no_daemon_and_no_snakemake(root):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "FMEASURE_TEST_"))}
+    cmd = ["timeout", "-s", "TERM", str(TERMINATE_AFTER), sys.executable, "-m", "pytest", "-n", "0"]
+    cmd += ["-p", "no:cacheprovider", f"--basetemp={root}", str(HELPER)]
+    out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=3 * TERMINATE_AFTER)
+    log = f"exit {out.returncode}:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    deadline = time.monotonic() + 10  # SIGKILLed processes vanish within moments
+    while (left := _left_over(root)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    names = sorted(f"{p.pid} {' '.join(p.cmdline())[:200]}" for p in left if p.is_running())
+    for p in left:  # never leave them on the machine, even when the check fails
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+    assert out.returncode == 124, log  # terminated by the timeout, not finished or failed before
+    assert list(root.rglob("cluster-up")) and list(root.rglob("job-started")), "the run never got going\n" + log
+    assert not names, "left running after SIGTERM:\n" + "\n".join(names) + "\n" + log
