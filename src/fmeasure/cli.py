@@ -510,7 +510,8 @@ class Table:
             if col.dtype.kind in "fiub":
                 a[:, j] = col.to_numpy(dtype=np.float64)
             else:
-                a[:, j] = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+                # stripped: pandas reads "3 " but not "inf " as a number
+                a[:, j] = pd.to_numeric(col.str.strip(), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         self.check(a, offset, kind, columns, texts=df.to_numpy(dtype=object))
         return a
 

@@ -634,3 +634,13 @@ def test_separator_that_ends_lines_or_quotes_is_a_usage_error(tmp_path, capsys):
     for sep in ['"', "\n"]:
         assert run("predict", "--marginals", tmp_path / "P.csv", "--delimiter", sep) == 2
         assert "cannot separate fields" in capsys.readouterr().err
+
+
+def test_a_number_with_spaces_reads_as_that_number(tmp_path, capsys):
+    # pandas reads "3 " as 3 but not "inf " as inf: the fields of a text column are stripped first
+    (tmp_path / "P.csv").write_text("a,b\n0.5,x\ninf ,0.5\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv", "--header", "yes"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: row 1: column 'b': 'x' is not a number"
+    (tmp_path / "Q.csv").write_text("a,b\n0.25 ,0.5\ninf ,0.5\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Q.csv"])
+    assert err == f"fmeasure: {tmp_path / 'Q.csv'}: row 2: column 'a': probability inf outside [0, 1]"
