@@ -32,8 +32,10 @@ def as_float(x, name, ndims, check_finite=True):
     if a.ndim not in ndims:
         want = " or ".join(f"{d}-D" for d in ndims)
         raise ValueError(f"{name}: expected a {want} array, got shape {a.shape}")
-    if a.size == 0 or (a.ndim >= 1 and a.shape[-1] == 0):
+    if a.ndim >= 1 and a.shape[-1] == 0:
         raise ValueError(f"{name}: empty input (m = 0 labels), got shape {a.shape}")
+    if a.size == 0:
+        raise ValueError(f"{name}: empty input (no rows), got shape {a.shape}")
     if check_finite and not np.all(np.isfinite(a)):
         raise ValueError(f"{name}: contains NaN or infinite values")
     return a

@@ -9,9 +9,13 @@ the file layouts.
 Inputs (a suffix decides the reader):
 
 * ``.csv`` (also ``.tsv``/``.tab`` with tabs, and any of these compressed as ``.gz``/``.bz2``/
-  ``.xz``): one row per instance (or per sample), one column per label. A first row holding a
-  field that is not a number is a header and names the labels (``--header`` overrides); without
-  one the labels are called ``y1 .. ym``.
+  ``.xz``/``.zip``/``.zst``, as pandas infers from the name): one row per instance (or per
+  sample), one column per label, read with ``pandas.read_csv``. With ``--header auto`` the first
+  row is a header if none of its fields is a number, or if its fields are ``0,1,...,m-1`` (what
+  ``pandas.DataFrame(P).to_csv(index=False)`` writes; for m <= 2 these are also valid data, so
+  the command asks for ``--header yes`` or ``no``); a first row mixing numbers and other text is
+  an error. Without a header the labels are called ``y1 .. ym``. Blank lines at the end of the
+  file are ignored; elsewhere a blank line is an error.
 * ``.npy``: a 2-D array (n, m), or for ``--samples`` also a 3-D array (n, k, m); opened with
   ``np.load(mmap_mode="r")`` so it can be larger than memory.
 * ``.npz`` (``--samples`` only): ``scipy.sparse.save_npz`` of an (n * k, m) 0/1 matrix; rows
@@ -25,11 +29,12 @@ largest label count in the samples). ``evaluate`` keeps four floats per instance
 bootstrap.
 
 Exit codes: 0 success; 2 usage error (bad or missing arguments, an input file that does not
-exist, an unknown suffix); 1 bad data. Bad data gets one line on stderr naming the file, the row
-(1-based, the header not counted) and the problem, e.g.
-``fmeasure: P.csv: row 17: column 'y3': probability 1.3 outside [0, 1]``. An output file given
-with ``-o`` is written under a temporary name beside it and renamed when everything succeeded, so
-a failed run leaves no file behind (on stdout, the rows before the bad one have been printed).
+exist, an unknown suffix, an output that cannot be written); 1 bad data. Bad data gets one line on
+stderr naming the file, the row (1-based, the header not counted, blank lines counted) and the
+problem, e.g. ``fmeasure: P.csv: row 17: column 'y3': probability 1.3 outside [0, 1]``; the row
+named is the first bad one. An output file given with ``-o`` is written under a temporary name
+beside it and renamed when everything succeeded, so a failed run leaves no file behind (on stdout,
+the rows before the bad one have been printed).
 
 Examples
 --------
@@ -47,12 +52,13 @@ cat,dog,bird,expected_f
 from __future__ import annotations
 
 import argparse
-import bz2
 import contextlib
-import csv
-import gzip
 import lzma
+import re
 import sys
+import warnings
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -88,9 +94,10 @@ examples:
   fmeasure evaluate --true Y.npy --pred H.csv --n-boot 2000 --seed 1 -o scores.csv
 
 Y holds the true 0/1 labels, one row per instance; H is what `fmeasure predict` wrote (binary or
-indices/names format; its expected_f column is ignored). Columns are matched by name when both
-files have a header, by position otherwise. Prints the mean Hamming loss, subset 0/1 loss,
-F-measure (F(0, 0) = 1) and Jaccard index with percentile bootstrap intervals over instances.
+indices/names format; a first row naming expected_f is its header, and the values of expected_f,
+numbers, are not used). Columns are matched by name when both files have a header, by position
+otherwise. Prints the mean Hamming loss, subset 0/1 loss, F-measure (F(0, 0) = 1) and Jaccard
+index with percentile bootstrap intervals over instances.
 """
 
 EPILOG_MAIN = """\
@@ -114,7 +121,17 @@ class UsageError(Exception):
 
 # --------------------------------------------------------------------------------------- reading
 
-_COMPRESSED = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+#: compressions pandas infers from the last suffix of a CSV's name
+_COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst")
+#: spellings of a missing value, named as such in messages (they are not numbers)
+_NA_TEXT = {"nan", "-nan", "+nan", "na", "n/a", "#n/a", "null", "none", "<na>"}
+#: what a value of each kind must be, and how a bad one is described
+_KINDS = {
+    "probability": (lambda a: (a >= 0.0) & (a <= 1.0), "probability {:g} outside [0, 1]"),
+    "binary": (lambda a: (a == 0) | (a == 1), "value {:g} is not 0 or 1"),
+    "number": (lambda a: ~np.isnan(a), "{:g}"),  # any number (a NaN is reported as missing)
+}
+_RAGGED = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
 def _suffixes(path: Path):
@@ -126,11 +143,27 @@ def _suffixes(path: Path):
 
 
 def _is_number(text: str) -> bool:
+    """Whether a field reads as a number, as the data are read (``pandas.to_numeric``)."""
+    import pandas as pd
+
+    if not text.strip():
+        return False
     try:
-        float(text)
-    except ValueError:
+        pd.to_numeric(text)
+    except (ValueError, TypeError):
         return False
     return True
+
+
+def _is_missing(text) -> bool:
+    """Whether a field is empty or spells a missing value (``NaN``, ``NA``, ...)."""
+    return not isinstance(text, str) or not text.strip() or text.strip().lower() in _NA_TEXT
+
+
+def _show(text: str, width: int = 40) -> str:
+    """repr of a field for a one-line message, shortened."""
+    r = repr(text)
+    return r if len(r) <= width else r[: width - 4] + "...'"
 
 
 def _check_exists(path: Path):
@@ -140,35 +173,65 @@ def _check_exists(path: Path):
         raise UsageError(f"{path}: is a directory, expected a file")
 
 
+def _first_bad(bad):
+    """(row, column) of the first True of the 2-D ``bad`` in row-major order."""
+    i, j = np.unravel_index(int(np.argmax(bad.reshape(-1))), bad.shape)
+    return int(i), int(j)
+
+
 class Table:
-    """A numeric table read in chunks of rows: a CSV file or a 2-D ``.npy`` array.
+    """A numeric table read in chunks of rows: a CSV file (``pandas.read_csv``) or a ``.npy`` array.
+
+    CSV: the first row is the header if ``header`` is ``"yes"``, data if ``"no"``; with
+    ``"auto"`` it is the header when none of its fields is a number, or when its fields are the
+    integers ``0 .. m-1`` in order (what ``pandas.DataFrame(P).to_csv(index=False)`` writes; for
+    m <= 2 these are also valid data, and the table asks for ``--header``), and data when all its
+    fields are numbers (or missing). A first row mixing numbers and other text is an error.
+    Rows are counted from 1 after the header, blank lines included; blank lines at the end of the
+    file are ignored, elsewhere they are an error, as is a row of empty fields anywhere.
 
     Attributes: ``names`` (column names, from the header or ``y1 .. ym``), ``has_header``,
     ``n_rows`` (None for CSV: not known before the end), ``label`` (the path as given).
     """
 
-    def __init__(self, path, header="auto", allow=(".csv", ".tsv", ".tab", ".npy"), delimiter=None, ndims=(2,)):
+    def __init__(
+        self,
+        path,
+        header="auto",
+        allow=(".csv", ".tsv", ".tab", ".npy"),
+        delimiter=None,
+        ndims=(2,),
+        header_names=(),
+        header_hint="pass --header yes or --header no",
+    ):
         self.path = Path(path)
         self.label = str(path)
         _check_exists(self.path)
         self.fmt, self.comp = _suffixes(self.path)
-        if self.fmt not in allow or (self.comp and self.fmt == ".npy"):
+        if self.fmt not in allow or (self.comp and self.fmt in (".npy", ".npz")):
             raise UsageError(f"{self.label}: unknown file type, expected one of {', '.join(allow)}")
         self.sep = "," if self.fmt == ".csv" else "\t"
         if delimiter is not None:
             self.sep = delimiter
         self.n_rows = None
         self.array = None
+        self.header_guessed = header == "auto"
         if self.fmt == ".npy":
             self._open_npy(ndims)
         else:
-            self._open_csv(header)
+            self._open_csv(header, header_names, header_hint)
+
+    # -- .npy
 
     def _open_npy(self, ndims):
         try:
             self.array = np.load(self.path, mmap_mode="r", allow_pickle=False)
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, EOFError) as exc:
             raise DataError(f"{self.label}: not a readable .npy array ({exc})") from None
+        if not isinstance(self.array, np.ndarray):  # an .npz archive under a .npy name
+            with contextlib.suppress(AttributeError):
+                self.array.close()
+            raise DataError(f"{self.label}: not a readable .npy array (an .npz archive?)")
         if self.array.dtype.kind not in "fiub":
             raise DataError(f"{self.label}: dtype {self.array.dtype} is not numeric")
         if self.array.ndim not in ndims:
@@ -176,40 +239,212 @@ class Table:
             raise DataError(f"{self.label}: expected a {want} array, got shape {self.array.shape}")
         if self.array.shape[-1] == 0:
             raise DataError(f"{self.label}: no label columns (shape {self.array.shape})")
+        if self.array.shape[0] == 0:
+            raise DataError(f"{self.label}: no rows (shape {self.array.shape})")
         self.n_rows = self.array.shape[0]
         self.names = [f"y{j + 1}" for j in range(self.array.shape[-1])]
         self.has_header = False
 
-    def _text(self):
-        opener = _COMPRESSED.get(self.comp, open)
-        return opener(self.path, "rt", newline="", encoding="utf-8-sig")
+    # -- CSV
 
-    def _rows(self):
-        """Non-blank rows of the file as lists of fields (the csv module; blank lines skipped)."""
-        with self._text() as f:
-            for row in csv.reader(f, delimiter=self.sep):
-                if row and any(x.strip() for x in row):
-                    yield row
+    def _read(self, **options):
+        """``pandas.read_csv`` of this file: no header, no text turned into NaN, blank lines kept."""
+        import pandas as pd
 
-    def _open_csv(self, header):
+        kw = dict(
+            sep=self.sep,
+            header=None,
+            skipinitialspace=True,
+            encoding="utf-8-sig",
+            compression="infer",
+            keep_default_na=False,
+            skip_blank_lines=False,
+            low_memory=False,
+            engine="c",
+        )
+        kw.update(options)
+        return pd.read_csv(self.path, **kw)
+
+    @contextlib.contextmanager
+    def _reading(self, parser_errors=False):
+        """Turn the exceptions of reading the file (decoding, decompression, parsing) into one line;
+        pandas' ParserWarning (it dropped or moved fields) is one of them. EmptyDataError, and
+        ParserError if ``parser_errors``, are left to the caller."""
+        import pandas as pd
+
+        passed = (pd.errors.EmptyDataError, pd.errors.ParserError) if parser_errors else pd.errors.EmptyDataError
         try:
-            with contextlib.closing(self._rows()) as rows:
-                first = next(rows, None)
-        except (UnicodeDecodeError, OSError, EOFError, csv.Error) as exc:
-            raise DataError(f"{self.label}: not a readable text table ({exc})") from None
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", pd.errors.ParserWarning)
+                yield
+        except ImportError as exc:  # a compression whose package is missing (.zst: zstandard)
+            raise UsageError(f"{self.label}: {exc}") from None
+        except passed:
+            raise
+        except (ValueError, OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, Warning) as exc:
+            text = str(exc).strip().splitlines()
+            raise DataError(
+                f"{self.label}: not a readable text table ({text[-1] if text else type(exc).__name__})"
+            ) from None
+
+    def _record(self, index):
+        """Fields of record ``index`` (0-based, the header and blank lines counted) as text, or
+        None for a blank line (or a line holding one empty field) or the end of the file."""
+        import pandas as pd
+
+        try:
+            with self._reading():
+                df = self._read(skiprows=index, nrows=1, dtype=str)
+        except pd.errors.EmptyDataError:
+            return None
+        fields = [str(x) for x in df.iloc[0]] if len(df) else None
+        return None if fields == [""] else fields  # a line of spaces (or "") is blank too
+
+    def _open_csv(self, header, header_names, hint):
+        import pandas as pd
+
+        first = self._record(0)
         if first is None:
-            raise DataError(f"{self.label}: empty file")
+            try:
+                with self._reading():
+                    self._read(nrows=1, skip_blank_lines=True)
+            except pd.errors.EmptyDataError:
+                raise DataError(f"{self.label}: empty file") from None
+            raise DataError(f"{self.label}: line 1 is blank: the file must start with its header or its first row")
         fields = [x.strip() for x in first]
-        guess = not all(_is_number(x) for x in fields if x)  # an empty field is a missing value
-        self.has_header = {"yes": True, "no": False}.get(header, guess)
-        self.names = fields if self.has_header else [f"y{j + 1}" for j in range(len(fields))]
+        m = len(fields)
+        if header == "auto":
+            self.has_header = self._guess_header(fields, header_names, hint)
+        else:
+            self.has_header = header == "yes"
+        self.skip = int(self.has_header)  # records before the first row of data
+        self.names = fields if self.has_header else [f"y{j + 1}" for j in range(m)]
         if self.has_header and "" in self.names:
             j = self.names.index("")
-            hint = " (a row index? write the CSV without it, e.g. pandas' to_csv(index=False))" if j == 0 else ""
-            raise DataError(f"{self.label}: column {j + 1} of the header has no name{hint}")
+            tip = " (a row index? write the CSV without it, e.g. pandas' to_csv(index=False))" if j == 0 else ""
+            raise DataError(f"{self.label}: column {j + 1} of the header has no name{tip}")
         if len(set(self.names)) != len(self.names):
             dup = next(x for x in self.names if self.names.count(x) > 1)
             raise DataError(f"{self.label}: header names column {dup!r} twice")
+        if self.has_header:
+            # pandas would take the extra fields of a longer first row for a row index: count them
+            row1 = self._record(1)
+            if row1 is not None and len(row1) > m:
+                raise DataError(f"{self.label}: row 1: {len(row1)} values, expected {m} (ragged row)")
+
+    def _guess_header(self, fields, header_names, hint):
+        m = len(fields)
+        if fields == [str(j) for j in range(m)]:
+            if m <= 2:
+                raise DataError(
+                    f"{self.label}: row 1 ({','.join(fields)}) may be a header (pandas' column names) or data: {hint}"
+                )
+            return True
+        if any(x in header_names for x in fields):
+            return True
+        number = [_is_number(x) for x in fields]
+        if not any(number):
+            return True
+        text = [j for j, x in enumerate(fields) if not number[j] and not _is_missing(x)]
+        if text:
+            j = text[0]
+            raise DataError(
+                f"{self.label}: row 1: column {j + 1}: {_show(fields[j])} is not a number, but the row holds numbers"
+            )
+        return False
+
+    def _row_error(self, row):
+        """The DataError of data row ``row`` (1-based) if its number of fields is wrong, else None."""
+        fields = self._record(self.skip + row - 1)
+        if fields is None:
+            return DataError(f"{self.label}: row {row}: empty line")
+        if len(fields) != len(self.names):
+            return DataError(f"{self.label}: row {row}: {len(fields)} values, expected {len(self.names)} (ragged row)")
+        return None
+
+    def _pieces(self, rows, dtype):
+        """Yield (offset, DataFrame or None, DataError or None): the file in frames of ``rows`` rows.
+
+        A row with too many fields stops pandas: the rows before it are yielded, then its error.
+        """
+        import pandas as pd
+
+        m = len(self.names)
+        names = list(range(m))
+        offset = 0
+        with self._reading():
+            reader = self._read(skiprows=self.skip, names=names, index_col=False, chunksize=rows, dtype=dtype)
+        with reader:
+            while True:
+                try:
+                    with self._reading(parser_errors=True):
+                        df = next(reader)
+                except StopIteration:
+                    return
+                except pd.errors.ParserError as exc:
+                    found = _RAGGED.search(str(exc))
+                    if found is None:
+                        text = str(exc).strip().splitlines()
+                        raise DataError(f"{self.label}: not a readable text table ({text[-1]})") from None
+                    row = int(found[2]) - self.skip
+                    before = None
+                    if row - 1 > offset:
+                        with self._reading():
+                            before = self._read(
+                                skiprows=self.skip + offset,
+                                nrows=row - 1 - offset,
+                                names=names,
+                                index_col=False,
+                                dtype=dtype,
+                            )
+                    error = DataError(f"{self.label}: row {row}: {found[3]} values, expected {m} (ragged row)")
+                    yield offset, before, error
+                    return
+                yield offset, df, None
+                offset += len(df)
+
+    def frames(self, rows, dtype=None):
+        """Yield (offset, DataFrame) covering every row of data, columns 0 .. m-1 as pandas read them.
+
+        Blank lines at the end of the file are left out; a blank line followed by data, and a row
+        of empty fields anywhere, are errors.
+        """
+        pending = None  # data row (1-based) of the first of the blank rows that ended the last frame
+        total = 0
+        for offset, df, error in self._pieces(rows, dtype):
+            if df is not None and len(df):
+                blank = _blank_rows(df)
+                keep = len(df) - (np.argmin(blank[::-1]) if not blank.all() else len(df))
+                if keep:
+                    if pending is not None:
+                        raise self._row_error(pending) or self._empty_row_error(pending)
+                    yield offset, df.iloc[:keep]
+                    total += keep
+                if keep < len(df) and pending is None:
+                    pending = offset + keep + 1
+            if error is not None:
+                if pending is not None:
+                    raise self._row_error(pending) or self._empty_row_error(pending)
+                raise error
+        if pending is not None and not self._blank_from(pending):
+            raise self._row_error(pending) or self._empty_row_error(pending)
+        if total == 0:
+            raise DataError(f"{self.label}: no rows (only a header)")
+
+    def _blank_from(self, row):
+        """Whether every line from data row ``row`` (1-based) to the end is blank (a row of empty
+        fields, such as ``,,``, is not)."""
+        import pandas as pd
+
+        try:
+            with self._reading():
+                self._read(skiprows=self.skip + row - 1, nrows=1, skip_blank_lines=True)
+        except pd.errors.EmptyDataError:
+            return True
+        return False
+
+    def _empty_row_error(self, row):
+        return DataError(f"{self.label}: row {row}: column {self.names[0]!r}: missing value or NaN")
 
     def rows_estimate(self):
         """Number of rows for a progress bar: exact for .npy, the count of line ends of an
@@ -222,109 +457,81 @@ class Table:
                 lines += block.count(b"\n")
         return max(0, lines - int(self.has_header))
 
-    # -- chunks
+    # -- numbers
 
-    def raw_chunks(self, rows: int, dtype=None):
-        """Yield (offset, pandas DataFrame) of ``rows`` rows each (CSV only)."""
-        import pandas as pd
-
-        reader = pd.read_csv(
-            self.path,
-            sep=self.sep,
-            header=0 if self.has_header else None,
-            names=self.names,  # the header's names, stripped as the csv module read them
-            index_col=False,
-            chunksize=rows,
-            skipinitialspace=True,
-            encoding="utf-8-sig",
-            dtype=dtype,
-            keep_default_na=dtype is None,
-        )
-        offset = 0
-        try:
-            for df in reader:
-                yield offset, df
-                offset += len(df)
-        except pd.errors.ParserError as exc:
-            raise self._ragged_error(str(exc).strip().splitlines()[-1]) from None
-        except (UnicodeDecodeError, EOFError, OSError) as exc:
-            raise DataError(f"{self.label}: not a readable text table ({exc})") from None
-
-    def chunks(self, rows: int):
-        """Yield (offset, float64 array (r, m)) covering every row, each checked to be numeric."""
+    def chunks(self, rows: int, kind: str, columns=None):
+        """Yield (offset, float64 array (r, m)) covering every row; the values of ``columns``
+        (default all) checked to be of ``kind`` ("probability" or "binary"), those of the other
+        columns to be numbers."""
         if self.array is not None:
             for start in range(0, self.n_rows, rows):
-                yield start, np.asarray(self.array[start : start + rows], dtype=np.float64)
+                a = np.asarray(self.array[start : start + rows], dtype=np.float64)
+                self.check(a, start, kind, columns)
+                yield start, a
             return
-        for offset, df in self.raw_chunks(rows):
-            yield offset, self._numeric(df, offset)
+        for offset, df in self.frames(rows):
+            yield offset, self._values(df, offset, kind, columns)
 
-    def _numeric(self, df, offset):
+    def check(self, a, offset, kind, columns=None, texts=None):
+        """Raise DataError at the first row holding a value that is not of ``kind`` (in
+        ``columns``, default all) or not a number (in the other columns)."""
+        if columns is None:
+            ok = _KINDS[kind][0](a)
+        else:
+            ok = _KINDS["number"][0](a)
+            ok[:, columns] = _KINDS[kind][0](a[:, columns])
+        if ok.all():
+            return
+        i, j = _first_bad(~ok)
+        row = offset + i + 1
+        if texts is not None:
+            if any(x == "" for x in texts[i]):  # a short row is padded with empty fields
+                error = self._row_error(row)
+                if error is not None:
+                    raise error
+        where = f"{self.label}: row {row}: column {self.names[j]!r}"
+        if np.isnan(a[i, j]) and texts is not None and not _is_missing(texts[i][j]):
+            raise DataError(f"{where}: {_show(texts[i][j])} is not a number")
+        error = _bad_value(where, a[i, j], kind)
+        if row == 1 and self.array is None and not self.has_header and self.header_guessed and not np.isnan(a[i, j]):
+            error = DataError(f"{error} (if row 1 is a header, pass --header yes)")
+        raise error
+
+    def _values(self, df, offset, kind, columns):
         import pandas as pd
 
-        for name in df.columns:
+        if all(dt.kind in "fiub" for dt in df.dtypes):
+            a = df.to_numpy(dtype=np.float64)
+            self.check(a, offset, kind, columns)
+            return a
+        a = np.empty(df.shape)
+        for j, name in enumerate(df.columns):
             col = df[name]
-            if col.dtype.kind not in "fiub":
-                conv = pd.to_numeric(col, errors="coerce")
-                bad = np.flatnonzero(conv.isna().to_numpy() & col.notna().to_numpy())
-                if bad.size:
-                    i = int(bad[0])
-                    where = f"{self.label}: row {offset + i + 1}: column {name!r}"
-                    raise DataError(f"{where}: {col.iloc[i]!r} is not a number")
-                df[name] = conv
-        a = df.to_numpy(dtype=np.float64)
-        if np.isnan(a).any():
-            i, j = (int(x[0]) for x in np.nonzero(np.isnan(a)))
-            ragged = self._first_ragged()
-            if ragged is not None and ragged[0] <= offset + i + 1:
-                raise self._ragged_error()
-            raise DataError(f"{self.label}: row {offset + i + 1}: column {self.names[j]!r}: missing value or NaN")
+            if col.dtype.kind in "fiub":
+                a[:, j] = col.to_numpy(dtype=np.float64)
+            else:
+                # stripped: pandas reads "3 " but not "inf " as a number
+                a[:, j] = pd.to_numeric(col.str.strip(), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        self.check(a, offset, kind, columns, texts=df.to_numpy(dtype=object))
         return a
 
-    def _first_ragged(self):
-        """(1-based data row, number of fields) of the first row whose length differs, or None."""
-        m = len(self.names)
-        rows = self._rows()
-        if self.has_header:
-            next(rows, None)
-        for r, row in enumerate(rows, start=1):
-            if len(row) != m:
-                return r, len(row)
-        return None
 
-    def _ragged_error(self, fallback=""):
-        found = self._first_ragged()
-        if found is None:
-            return DataError(f"{self.label}: {fallback or 'cannot be parsed as a table'}")
-        r, k = found
-        return DataError(f"{self.label}: row {r}: {k} values, expected {len(self.names)} (ragged row)")
+def _blank_rows(df):
+    """Boolean (r,): rows whose every field is empty."""
+    blank = np.ones(len(df), dtype=bool)
+    for name in df.columns:
+        col = df[name]
+        if col.dtype.kind in "fiub":
+            return np.zeros(len(df), dtype=bool)
+        blank &= (col == "").to_numpy(dtype=bool, na_value=False)
+    return blank
 
 
-def _first_bad(a, bad):
-    """(row, column) of the first True of ``bad`` in row-major order."""
-    i, j = np.unravel_index(int(np.argmax(bad.reshape(-1))), bad.shape)
-    return int(i), int(j)
-
-
-def check_probabilities(a, table: Table, offset: int):
-    """Raise DataError at the first value outside [0, 1] (or not finite)."""
-    bad = ~((a >= 0.0) & (a <= 1.0))
-    if bad.any():
-        i, j = _first_bad(a, bad)
-        where = f"{table.label}: row {offset + i + 1}: column {table.names[j]!r}"
-        if np.isnan(a[i, j]):
-            raise DataError(f"{where}: missing value or NaN")
-        raise DataError(f"{where}: probability {a[i, j]:g} outside [0, 1]")
-
-
-def check_binary(a, table: Table, offset: int, names=None):
-    """Raise DataError at the first value other than 0 or 1; return the int8 array."""
-    bad = (a != 0) & (a != 1)
-    if bad.any():
-        i, j = _first_bad(a, bad)
-        name = (names or table.names)[j]
-        raise DataError(f"{table.label}: row {offset + i + 1}: column {name!r}: value {a[i, j]:g} is not 0 or 1")
-    return a.astype(np.int8)
+def _bad_value(where: str, value: float, kind: str) -> DataError:
+    """The error for a value that is not of ``kind``, at ``where`` (file, row, column)."""
+    if np.isnan(value):
+        return DataError(f"{where}: missing value or NaN")
+    return DataError(f"{where}: {_KINDS[kind][1].format(value)}")
 
 
 def _chunk_rows(args, m, per_row=1):
@@ -372,15 +579,28 @@ class PredictionWriter:
             self.write(np.zeros((0, len(self.names)), np.int8), np.zeros(0))
 
 
+def _check_output(path):
+    """A usage error for an output path that is an existing folder (found before any work)."""
+    if path is not None and str(path) != "-" and Path(path).is_dir():
+        raise UsageError(f"-o {path}: is a directory, expected a file name")
+
+
 @contextlib.contextmanager
 def _output(path):
-    """A text stream: stdout, or a temporary file beside ``path`` renamed to it on success."""
+    """A text stream: stdout, or a temporary file beside ``path`` renamed to it on success.
+
+    A file that cannot be created, written or renamed is a usage error naming ``-o``.
+    """
     if path is None or str(path) == "-":
         yield sys.stdout
         sys.stdout.flush()
         return
-    with atomic_output(path) as tmp, open(tmp, "w", newline="") as f:
-        yield f
+    _check_output(path)
+    try:
+        with atomic_output(path) as tmp, open(tmp, "w", newline="") as f:
+            yield f
+    except OSError as exc:
+        raise UsageError(f"-o {path}: cannot write ({exc.strerror or exc})") from None
 
 
 def _progress(desc, n=None, table=None, per_item=1):
@@ -407,25 +627,30 @@ def _sample_source(args):
     fmt, comp = _suffixes(path)
     k = args.samples_per_instance
     label = str(path)
-    if fmt == ".npz" and not comp:
+    allow = (".csv", ".tsv", ".tab", ".npy", ".npz")
+    if fmt == ".npz":
+        if comp:
+            raise UsageError(f"{label}: unknown file type, expected one of {', '.join(allow)} (a .npz is read as is)")
         import scipy.sparse as sp
 
         try:
             S = sp.load_npz(path).tocsr()
-        except (ValueError, OSError, KeyError) as exc:
+        except (ValueError, OSError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise DataError(f"{label}: not a scipy.sparse .npz matrix ({exc})") from None
         if k is None:
             raise UsageError("--samples-per-instance is required with a .npz of samples (rows are n * k samples)")
         table = argparse.Namespace(label=label, names=[f"y{j + 1}" for j in range(S.shape[1])])
         if S.shape[1] == 0:
             raise DataError(f"{label}: no label columns (shape {S.shape})")
+        if S.shape[0] == 0:
+            raise DataError(f"{label}: no rows (shape {S.shape})")
+        if S.dtype.kind not in "fiub":
+            raise DataError(f"{label}: dtype {S.dtype} is not numeric")
         bad = (S.data != 0) & (S.data != 1)
         if bad.any():
             e = int(np.argmax(bad))
             row = int(np.searchsorted(S.indptr, e, side="right")) - 1
-            raise DataError(
-                f"{label}: row {row + 1}: column {table.names[S.indices[e]]!r}: value {S.data[e]:g} is not 0 or 1"
-            )
+            raise _bad_value(f"{label}: row {row + 1}: column {table.names[S.indices[e]]!r}", S.data[e], "binary")
         if S.shape[0] % k:
             raise DataError(f"{label}: {S.shape[0]} rows is not a multiple of --samples-per-instance {k}")
         n, m = S.shape[0] // k, S.shape[1]
@@ -439,7 +664,7 @@ def _sample_source(args):
 
         return table.names, k, n, gen(), None
 
-    table = Table(path, args.header, (".csv", ".tsv", ".tab", ".npy", ".npz"), args.delimiter, ndims=(2, 3))
+    table = Table(path, args.header, allow, args.delimiter, ndims=(2, 3))
     m = len(table.names)
     if table.array is not None and table.array.ndim == 3:
         n, kk = table.array.shape[:2]
@@ -452,7 +677,8 @@ def _sample_source(args):
         def gen3():
             for start in range(0, n, per):
                 a = np.asarray(table.array[start : start + per], dtype=np.float64)
-                yield start, check_binary(a.reshape(-1, m), table, start * kk).reshape(a.shape)
+                table.check(a.reshape(-1, m), start * kk, "binary")
+                yield start, a.astype(np.int8)
 
         return table.names, kk, n, gen3(), table
     if k is None:
@@ -462,10 +688,20 @@ def _sample_source(args):
         raise DataError(f"{label}: {table.n_rows} rows is not a multiple of --samples-per-instance {k}")
 
     def gen2():
-        for offset, a in table.chunks(per * k):
-            if len(a) % k:
-                raise DataError(f"{label}: {offset + len(a)} rows is not a multiple of --samples-per-instance {k}")
-            yield offset // k, check_binary(a, table, offset).reshape(-1, k, m)
+        # pieces of rows are cut into whole instances; the rows of a partial one wait for the next piece
+        rest = np.zeros((0, m), np.int8)
+        done = 0  # instances yielded
+        for _, a in table.chunks(per * k, "binary"):
+            a = a.astype(np.int8)
+            if len(rest):
+                a = np.concatenate([rest, a])
+            whole = len(a) // k * k
+            rest = a[whole:]
+            if whole:
+                yield done, a[:whole].reshape(-1, k, m)
+                done += whole // k
+        if len(rest):
+            raise DataError(f"{label}: {done * k + len(rest)} rows is not a multiple of --samples-per-instance {k}")
 
     n = None if table.n_rows is None else table.n_rows // k
     return table.names, k, n, gen2(), table
@@ -474,6 +710,7 @@ def _sample_source(args):
 def cmd_predict(args) -> int:
     from fmeasure.inference import fm, gfm_from_samples
 
+    _check_output(args.output)
     if args.marginals is not None:
         if args.samples_per_instance is not None:
             raise UsageError("--samples-per-instance goes with --samples, not --marginals")
@@ -481,8 +718,7 @@ def cmd_predict(args) -> int:
         names, n, per_item, source = table.names, table.n_rows, 1, table.label
 
         def batches():
-            for offset, a in table.chunks(_chunk_rows(args, len(names))):
-                check_probabilities(a, table, offset)
+            for _, a in table.chunks(_chunk_rows(args, len(names)), "probability"):
                 yield len(a), fm(a)
 
     else:
@@ -497,8 +733,7 @@ def cmd_predict(args) -> int:
         writer = PredictionWriter(stream, names, args.format, source)
         with _progress("predict", n, table, per_item) as bar:
             for rows, (H, V) in batches():
-                if rows:
-                    writer.write(H, V)
+                writer.write(H, V)
                 bar.update(rows)
         writer.close()
     return EXIT_OK
@@ -550,20 +785,38 @@ def _pred_layout(table: Table, true: Table):
     return "binary", [table.names.index(x) for x in names]
 
 
-def _labels_to_binary(col, offset, table: Table, true: Table):
+def _labels_to_binary(df, offset, table: Table, true: Table):
     """Rows of space-separated label indices (or names of the true file) -> (r, m) int8."""
     m = len(true.names)
     pos = {x: j for j, x in enumerate(true.names)}
+    col = df[table.names.index("labels")].to_numpy(dtype=object)
+    blank = _blank_rows(df)
     H = np.zeros((len(col), m), np.int8)
     for i, text in enumerate(col):
+        if blank[i]:  # a blank line between rows is not an empty prediction (that is ",<expected_f>")
+            raise table._row_error(offset + i + 1) or table._empty_row_error(offset + i + 1)
         for tok in str(text).split():
-            j = int(tok) if tok.isdigit() else pos.get(tok, -1)
+            j = int(tok) if tok.isascii() and tok.isdigit() else pos.get(tok, -1)
             if not 0 <= j < m:
                 raise DataError(
-                    f"{table.label}: row {offset + i + 1}: label {tok!r} is not one of the {m} labels of {true.label}"
+                    f"{table.label}: row {offset + i + 1}: label {_show(tok)} is not one of the {m} labels of {true.label}"
                 )
             H[i, j] = 1
     return H
+
+
+def _rebatch(pieces, size):
+    """Blocks of exactly ``size`` rows (the last one shorter) from pieces (offset, rows) of any length."""
+    buf, have = [], 0
+    for _, a in pieces:
+        buf.append(a)
+        have += len(a)
+        while have >= size:
+            whole = np.concatenate(buf) if len(buf) > 1 else buf[0]
+            yield whole[:size]
+            buf, have = [whole[size:]], have - size
+    if have:
+        yield np.concatenate(buf) if len(buf) > 1 else buf[0]
 
 
 def cmd_evaluate(args) -> int:
@@ -571,69 +824,64 @@ def cmd_evaluate(args) -> int:
         raise UsageError("--n-boot must be at least 1")
     if not 0.0 < args.confidence < 1.0:
         raise UsageError("--confidence must lie strictly between 0 and 1")
+    _check_output(args.output)
     true = Table(args.true, args.header, delimiter=args.delimiter)
-    pred = Table(args.pred, "auto")
+    pred = Table(args.pred, "auto", header_names=("expected_f",), header_hint="give the file a header row")
     kind, cols = _pred_layout(pred, true)
     rows = _chunk_rows(args, len(true.names))
-    t_iter = true.chunks(rows)
+    t_iter = _rebatch(true.chunks(rows, "binary"), rows)
     if kind == "labels":
-        p_iter = ((off, df["labels"].to_numpy()) for off, df in pred.raw_chunks(rows, dtype=str))
+        p_iter = _rebatch(((off, _labels_to_binary(df, off, pred, true)) for off, df in pred.frames(rows, str)), rows)
     else:
-        p_iter = pred.chunks(rows)
+        p_iter = _rebatch(((off, a[:, cols]) for off, a in pred.chunks(rows, "binary", columns=cols)), rows)
     parts = []
     n_true = n_pred = 0
-    with _progress("evaluate", true.n_rows, true) as bar:
-        while True:
-            t = next(t_iter, None)
-            p = next(p_iter, None)
-            if t is None or p is None or len(t[1]) != len(p[1]):
-                # one file is shorter: count the rows of both for the message
-                n_true += sum(len(x[1]) for x in ([] if t is None else [t])) + sum(len(x[1]) for x in t_iter)
-                n_pred += sum(len(x[1]) for x in ([] if p is None else [p])) + sum(len(x[1]) for x in p_iter)
-                break
-            (off, Y), (_, Hraw) = t, p
-            Y = check_binary(Y, true, off)
-            if kind == "labels":
-                H = _labels_to_binary(Hraw, off, pred, true)
-            else:
-                H = check_binary(Hraw[:, cols], pred, off, [pred.names[c] for c in cols])
-            v = per_instance(Y, H, jaccard_empty=args.jaccard_empty)
-            parts.append(np.column_stack([v[k] for k in MEASURES]))
-            n_true += len(Y)
-            n_pred += len(H)
-            bar.update(len(Y))
-    if n_true != n_pred:
-        raise DataError(f"{pred.label}: {n_pred} rows, but {true.label} has {n_true}")
-    if n_true == 0:
-        raise DataError(f"{true.label}: no rows to evaluate")
-    scores = np.concatenate(parts)
-    mean, lo, hi = bootstrap_ci(scores, args.n_boot, args.seed, args.confidence)
-    pct = f"{100 * args.confidence:g}%"
-    width = max(len(MEASURE_TITLES[k]) for k in MEASURES)
-    lines = [
-        f"{len(scores)} instances, {args.n_boot} bootstrap resamples (seed {args.seed}), {pct} percentile intervals",
-        f"{'measure':<{width}}  {'value':>8}  {pct + ' interval':>22}",
-    ]
-    for j, k in enumerate(MEASURES):
-        lines.append(f"{MEASURE_TITLES[k]:<{width}}  {mean[j]:8.4f}  [{lo[j]:8.4f}, {hi[j]:8.4f}]")
-    print("\n".join(lines))
-    if args.output is not None:
-        import pandas as pd
+    with contextlib.ExitStack() as stack:
+        # the output is opened first, so a path that cannot be written stops the command before the work
+        stream = None if args.output is None else stack.enter_context(_output(args.output))
+        with _progress("evaluate", true.n_rows, true) as bar:
+            while True:
+                Y = next(t_iter, None)
+                H = next(p_iter, None)
+                if Y is None or H is None or len(Y) != len(H):
+                    # one file is shorter: count the rows of both for the message
+                    n_true += (0 if Y is None else len(Y)) + sum(len(x) for x in t_iter)
+                    n_pred += (0 if H is None else len(H)) + sum(len(x) for x in p_iter)
+                    break
+                v = per_instance(Y.astype(np.int8), H.astype(np.int8), jaccard_empty=args.jaccard_empty)
+                parts.append(np.column_stack([v[k] for k in MEASURES]))
+                n_true += len(Y)
+                n_pred += len(H)
+                bar.update(len(Y))
+        if n_true != n_pred:
+            raise DataError(f"{pred.label}: {n_pred} rows, but {true.label} has {n_true}")
+        scores = np.concatenate(parts)
+        mean, lo, hi = bootstrap_ci(scores, args.n_boot, args.seed, args.confidence)
+        pct = f"{100 * args.confidence:g}%"
+        width = max(len(MEASURE_TITLES[k]) for k in MEASURES)
+        lines = [
+            f"{len(scores)} instances, {args.n_boot} bootstrap resamples (seed {args.seed}), {pct} percentile intervals",
+            f"{'measure':<{width}}  {'value':>8}  {pct + ' interval':>22}",
+        ]
+        for j, k in enumerate(MEASURES):
+            lines.append(f"{MEASURE_TITLES[k]:<{width}}  {mean[j]:8.4f}  [{lo[j]:8.4f}, {hi[j]:8.4f}]")
+        if stream is not None:
+            import pandas as pd
 
-        table = pd.DataFrame(
-            {
-                "measure": list(MEASURES),
-                "value": mean,
-                "ci_low": lo,
-                "ci_high": hi,
-                "n": len(scores),
-                "n_boot": args.n_boot,
-                "confidence": args.confidence,
-                "seed": args.seed,
-            }
-        )
-        with _output(args.output) as stream:
+            table = pd.DataFrame(
+                {
+                    "measure": list(MEASURES),
+                    "value": mean,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "n": len(scores),
+                    "n_boot": args.n_boot,
+                    "confidence": args.confidence,
+                    "seed": args.seed,
+                }
+            )
             table.to_csv(stream, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+    print("\n".join(lines))
     return EXIT_OK
 
 
@@ -654,6 +902,8 @@ def _delimiter(text):
     text = {"\\t": "\t", "tab": "\t"}.get(text, text)
     if len(text) != 1:
         raise argparse.ArgumentTypeError(f"expected one character (or \\t, tab), got {text!r}")
+    if text in '\r\n"':
+        raise argparse.ArgumentTypeError(f"{text!r} cannot separate fields (it ends lines or quotes them)")
     return text
 
 
@@ -673,7 +923,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--header",
         choices=["auto", "yes", "no"],
         default="auto",
-        help="does the first row of a CSV input name the labels? auto: yes if a field is not a number (default)",
+        help="does the first row of a CSV input (evaluate: of --true) name the labels? auto (default): yes if "
+        "none of its fields is a "
+        "number, or if they are 0,1,...,m-1 (pandas' default names; for m <= 2 say yes or no); "
+        "an error if it mixes numbers and text",
     )
     common.add_argument(
         "--delimiter",

@@ -495,3 +495,152 @@ def test_evaluate_default_names_match_by_position(tmp_path):
     assert run(*args) == 0
     s = pd.read_csv(tmp_path / "s.csv").set_index("measure")
     assert s.loc["f", "value"] == pytest.approx((1 + 0) / 2)  # {cat} for {cat}: 1; {dog} for no label: 0
+
+
+# ------------------------------------------------------------------------------ reading CSV: the header and the shape
+
+
+def test_row_longer_than_the_header_is_an_error(tmp_path, capsys):
+    # pandas drops the extra field of such a row (index_col=False) with only a warning
+    (tmp_path / "P.csv").write_text("a,b\n0.1,0.2,0.3\n0.5,0.2,0.1\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: row 1: 3 values, expected 2 (ragged row)"
+    (tmp_path / "Q.csv").write_text("a,b\n0.1,0.2\n0.5,0.2\n0.4,0.3,0.1\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Q.csv", "--chunksize", 1])
+    assert err == f"fmeasure: {tmp_path / 'Q.csv'}: row 3: 3 values, expected 2 (ragged row)"
+
+
+def test_first_row_mixing_numbers_and_text_is_an_error(tmp_path, capsys):
+    # not a header (it holds numbers), not data (it holds a word): a typo must not turn it into names
+    (tmp_path / "P.csv").write_text("0.1,hi,0.3\n0.5,0.2,0.1\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: row 1: column 2: 'hi' is not a number, but the row holds numbers"
+    # said to be data, the word is reported as in any other row
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv", "--header", "no"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: row 1: column 'y2': 'hi' is not a number"
+
+
+@pytest.mark.parametrize("text", ["a,b\n", "a,b\n\n\n"])
+def test_header_without_rows_is_an_error(tmp_path, capsys, text):
+    (tmp_path / "P.csv").write_text(text)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: no rows (only a header)"
+    args = ["predict", "--samples", tmp_path / "P.csv", "--samples-per-instance", 2]
+    err = _bad(tmp_path, capsys, args)
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: no rows (only a header)"
+    np.save(tmp_path / "P.npy", np.zeros((0, 3)))
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.npy"])
+    assert err == f"fmeasure: {tmp_path / 'P.npy'}: no rows (shape (0, 3))"
+
+
+def test_output_that_cannot_be_written_is_one_line(tmp_path, capsys):
+    (tmp_path / "P.csv").write_text("a,b\n0.1,0.2\n")
+    (tmp_path / "d").mkdir()
+    targets = [tmp_path / "d", tmp_path / "P.csv" / "H.csv"]  # a folder; a path below a file
+    if Path("/proc/self").is_dir():
+        targets.append(Path("/proc/out.csv"))  # a file system that refuses new files
+    for target in targets:
+        for cmd in (["predict", "--marginals", tmp_path / "P.csv"], ["evaluate", "--true", tmp_path / "P.csv"]):
+            if cmd[0] == "evaluate":
+                cmd = [*cmd, "--pred", tmp_path / "P.csv", "--header", "yes", "--n-boot", 5]
+            assert run(*cmd, "-o", target) == 2, (cmd, target)
+            err = capsys.readouterr().err.strip()
+            assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+            assert err.startswith(f"fmeasure {cmd[0]}: error: -o {target}: "), err
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == []
+
+
+def test_pandas_default_header_is_a_header(tmp_path, capsys):
+    # DataFrame(P).to_csv(index=False) writes the header 0,1,...,m-1
+    p = np.array([[0.9, 0.45, 0.4, 0.05], [0.3, 0.25, 0.2, 0.1], [0.6, 0.6, 0.0, 1.0]])
+    pd.DataFrame(p).to_csv(tmp_path / "P.csv", index=False)
+    assert (tmp_path / "P.csv").read_text().splitlines()[0] == "0,1,2,3"
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    H, ef, cols = read_pred(tmp_path / "H.csv")
+    assert cols == ["0", "1", "2", "3", "expected_f"]
+    assert H.shape == p.shape
+    for row, h, v in zip(p, H, ef):
+        _, vb, allv = brute_independent(row)
+        assert v == pytest.approx(vb, abs=1e-9)
+        assert allv[int("".join(map(str, h)), 2)] == pytest.approx(vb, abs=1e-9)
+    # the predictions' header 0,1,2,3,expected_f is read back by evaluate, matched by name
+    Y = np.array([[1, 0, 0, 0], [0, 0, 0, 0], [1, 1, 0, 1]])
+    pd.DataFrame(Y).to_csv(tmp_path / "Y.csv", index=False)
+    args = ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv", "--n-boot", 10]
+    assert run(*args, "-o", tmp_path / "s.csv") == 0
+    assert pd.read_csv(tmp_path / "s.csv").set_index("measure").loc["f", "n"] == 3
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_pandas_default_header_of_one_or_two_labels_is_ambiguous(tmp_path, capsys, m):
+    # "0" and "0,1" are also valid rows of probabilities (and of 0/1 samples): the command asks
+    p = np.full((3, m), 0.4)
+    pd.DataFrame(p).to_csv(tmp_path / "P.csv", index=False)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    first = ",".join(map(str, range(m)))
+    assert err == (
+        f"fmeasure: {tmp_path / 'P.csv'}: row 1 ({first}) may be a header (pandas' column names) "
+        "or data: pass --header yes or --header no"
+    )
+    assert run("predict", "--marginals", tmp_path / "P.csv", "--header", "yes", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text().splitlines()[0] == first + ",expected_f"
+    assert len((tmp_path / "H.csv").read_text().splitlines()) == 4
+
+
+def test_unreadable_npy_and_npz_are_one_line(tmp_path, capsys):
+    (tmp_path / "E.npy").write_bytes(b"")  # an empty file
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "E.npy"])
+    assert err.startswith(f"fmeasure: {tmp_path / 'E.npy'}: not a readable .npy array")
+    with open(tmp_path / "Z.npy", "wb") as f:  # an .npz archive under a .npy name
+        np.savez(f, a=np.zeros((2, 2)))
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Z.npy"])
+    assert err.startswith(f"fmeasure: {tmp_path / 'Z.npy'}: not a readable .npy array")
+    sp.save_npz(tmp_path / "S.npz", sp.csr_array(np.ones((4, 2))))
+    (tmp_path / "S.npz.gz").write_bytes((tmp_path / "S.npz").read_bytes())
+    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.npz.gz", "--samples-per-instance", 2], code=2)
+    assert err.startswith(f"fmeasure predict: error: {tmp_path / 'S.npz.gz'}: unknown file type")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a,b\n0.1,0.2\n\n0.3,0.4\n", "row 2: empty line"),  # a skipped line would shift later rows
+        ("a,b\n0.1,0.2\n,\n", "row 2: column 'a': missing value or NaN"),  # empty fields, at the end too
+        ("a,b\n0.1,0.2\n\n,\n", "row 2: empty line"),
+        ("\n\na,b\n0.1,0.2\n", "line 1 is blank: the file must start with its header or its first row"),
+        ("\n \n", "empty file"),
+        # the first bad row is named, also when a later row of the same chunk is too long
+        ("a,b\n0.1,0.2\n0.3,2\n0.3,0.2,0.5\n", "row 2: column 'b': probability 2 outside [0, 1]"),
+        (
+            "1,2\n0.1,0.1\n",
+            "row 1: column 'y2': probability 2 outside [0, 1] (if row 1 is a header, pass --header yes)",
+        ),
+    ],
+)
+def test_blank_lines_and_the_first_bad_row(tmp_path, capsys, text, message):
+    (tmp_path / "P.csv").write_text(text)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: {message}"
+
+
+def test_blank_lines_at_the_end_are_ignored(tmp_path):
+    (tmp_path / "P.csv").write_text("a,b\n0.3,0.8\n\n  \n\n")
+    assert run("predict", "--marginals", tmp_path / "P.csv", "--chunksize", 1, "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "a,b,expected_f\n0,1,0.72\n"
+
+
+def test_separator_that_ends_lines_or_quotes_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "P.csv").write_text("0.5\n")
+    for sep in ['"', "\n"]:
+        assert run("predict", "--marginals", tmp_path / "P.csv", "--delimiter", sep) == 2
+        assert "cannot separate fields" in capsys.readouterr().err
+
+
+def test_a_number_with_spaces_reads_as_that_number(tmp_path, capsys):
+    # pandas reads "3 " as 3 but not "inf " as inf: the fields of a text column are stripped first
+    (tmp_path / "P.csv").write_text("a,b\n0.5,x\ninf ,0.5\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv", "--header", "yes"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: row 1: column 'b': 'x' is not a number"
+    (tmp_path / "Q.csv").write_text("a,b\n0.25 ,0.5\ninf ,0.5\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Q.csv"])
+    assert err == f"fmeasure: {tmp_path / 'Q.csv'}: row 2: column 'a': probability inf outside [0, 1]"

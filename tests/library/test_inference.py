@@ -641,3 +641,12 @@ def test_gfm_from_p_wide_and_narrow_instances_in_one_batch():
         np.testing.assert_array_equal(h[i], hl)
         assert v[i] == pytest.approx(vl, abs=1e-12)
     assert h[1::2].sum(axis=1).max() == m  # sizes above every count with mass are reached
+
+
+def test_no_rows_is_not_reported_as_no_labels():
+    # an (0, m) input has m labels and no rows: the message names the dimension that is empty
+    for f in (fm, marginal_modes):
+        with pytest.raises(ValueError, match=r"no rows.*\(0, 3\)"):
+            f(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="m = 0"):
+        fm(np.zeros((3, 0)))
