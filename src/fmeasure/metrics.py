@@ -148,7 +148,7 @@ def subset_zero_one_loss(Y_true, Y_pred):
 
 
 def jaccard_index(Y_true, Y_pred, empty=1.0):
-    """Per-instance Jaccard index |y & h| / |y | h|, eq. (5) of the paper.
+    """Per-instance Jaccard index ``|y & h| / |y | h|``, eq. (5) of the paper.
 
     Parameters
     ----------
