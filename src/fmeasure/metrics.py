@@ -208,6 +208,11 @@ def mean_f_measure(Y_true, Y_pred) -> float:
     return float(np.mean(f_measure(Y_true, Y_pred)))
 
 
+#: Mean instance-wise F-measure (:func:`mean_f_measure`) as a scikit-learn scorer, for
+#: ``GridSearchCV(..., scoring=f_measure_scorer)`` and ``cross_val_score``.
+f_measure_scorer: object  # annotation only: the scorer is made by __getattr__ below
+
+
 def __getattr__(name):
     # f_measure_scorer is built on first use, so importing the metrics does not import scikit-learn.
     if name == "f_measure_scorer":
