@@ -190,9 +190,14 @@ def module_page(name: str, own: list[str], elsewhere: list[str], children: list[
         lines += [".. rubric:: Also available here", ""]
         lines += _autosummary(elsewhere, toctree=False)
     if children:
-        lines += [".. rubric:: Submodules", "", ".. toctree::", "   :maxdepth: 1", ""]
-        lines += [f"   {c}" for c in children] + [""]
+        lines += [".. rubric:: Submodules", "", ".. currentmodule:: None", ""] + _module_list(children)
     return "\n".join(lines)
+
+
+def _module_list(modules: list[str]) -> list[str]:
+    # a table of the modules with their summaries, and the same pages in the navigation
+    lines = _autosummary(modules, toctree=False)
+    return lines + [".. toctree::", "   :hidden:", ""] + [f"   {m}" for m in modules] + [""]
 
 
 INDEX_HEAD = """\
@@ -202,9 +207,6 @@ API reference
 Every public name of the library, from its docstring. A name is documented in the module users
 import it from (``from fmeasure.inference import gfm``); the modules that define or re-export it
 link there. The pipeline's stages (``fmeasure.experiments``) are described on their own pages.
-
-.. toctree::
-   :maxdepth: 1
 
 """
 
@@ -218,7 +220,7 @@ def write_api_pages() -> None:
         children = [m for m in layout if m.rsplit(".", 1)[0] == name and m != name and name != "fmeasure"]
         pages[f"{name}.rst"] = module_page(name, entry["own"], entry["elsewhere"], children)
     top = ["fmeasure"] + [m for m in layout if m.count(".") == 1]
-    pages["index.rst"] = INDEX_HEAD + "".join(f"   {m}\n" for m in top)
+    pages["index.rst"] = INDEX_HEAD + "\n".join(_module_list(top))
     API.mkdir(exist_ok=True)
     for stale in API.glob("*.rst"):
         if stale.name not in pages:
