@@ -337,6 +337,21 @@ def figure_section(stage: str, command: str) -> str:
 STAGES = stages()
 
 
+def stage_order() -> list[str]:
+    """The stage pages in the order of the default run (config/config.yaml), then the others with
+    the report last."""
+    import yaml
+
+    run = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["stages"]
+    first = [s for s in run if s in STAGES]
+    rest = sorted((s for s in STAGES if s not in run), key=lambda s: (s == "report", s))
+    return first + rest
+
+
+def stages_toctree() -> str:
+    return "\n\n```{toctree}\n:maxdepth: 1\n\n" + "".join(f"{s}\n" for s in stage_order()) + "```\n"
+
+
 def _source_read(app, docname, source):
     path = Path(app.env.doc2path(docname))
     if path.suffix != ".md" or path.parent != DOCS:
@@ -344,6 +359,8 @@ def _source_read(app, docname, source):
     text = site_links(source[0], f"docs/{path.name}")
     if docname in STAGES:
         text += figure_section(docname, STAGES[docname])
+    if docname == "stages":
+        text += stages_toctree()
     source[0] = text
 
 
