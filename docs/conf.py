@@ -7,17 +7,21 @@ Build (from the repository root)::
 
 The site is made of:
 
-* the pages of ``docs/*.md`` (Markdown, read by myst-parser), the README as the front page, and
-  the README files of ``config/`` and of the Slurm profile, included by the wrappers beside this file;
+* the pages of ``docs/*.md`` (Markdown, read by myst-parser); the README as the front page, and
+  the READMEs of ``config/`` and of the Slurm profile, CONTRIBUTING.md, CHANGELOG.md and
+  CITATION.cff, each included by a small page beside this file (their links to repository files
+  point to the site's pages, or become plain paths where the site has none);
 * the API reference (``docs/api/``, written here at each build): one page per public module of
   ``fmeasure`` (every module but the private ones and the pipeline's ``fmeasure.experiments``), one
   page per name in its ``__all__``, from the docstrings (numpydoc). A name re-exported by a
   package is documented once, where users import it (the shallowest module that lists it);
 * the gallery (``examples/plot_*.py``), run by sphinx-gallery on small data
   (``FMEASURE_EXAMPLES_SMALL=1`` unless set otherwise);
-* on each pipeline stage's page, the figures of the last run in ``results/figures/`` if there are
-  any, else the command that draws them. The figures are never committed, so the site shows what
-  this checkout last computed, or nothing.
+* a page per pipeline stage (every ``workflow/rules/<stage>.smk`` with a ``docs/<stage>.md``),
+  listed in ``docs/stages.md`` in the order of the default run, each with the figures of the last
+  run in ``results/figures/`` if there are any (``FMEASURE_DOCS_RESULTS`` names another results
+  folder), else the command that draws them. The figures are never committed: the site shows what
+  this checkout last computed, with the files' dates, or the command.
 """
 
 from __future__ import annotations

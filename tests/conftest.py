@@ -46,7 +46,7 @@ def pytest_xdist_auto_num_workers(config):
     return (os.cpu_count() or 1) + 1
 
 
-#: Markers of the release checks, slow and needing the docs extra: their tests run only when the
+#: Markers of the release checks (slow; the site needs the docs extra): their tests run only when the
 #: -m expression names them (``pytest -m docs``, ``pytest -m wheel``; README, "Quick start").
 ASKED_BY_NAME = ("docs", "wheel")
 
