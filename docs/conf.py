@@ -368,17 +368,17 @@ def _source_read(app, docname, source):
     source[0] = text
 
 
-# ---------------------------------------------------------------------------------------------
-# Python warnings raised while reading docstrings (numpydoc's, for one) are the site's warnings too
-# ---------------------------------------------------------------------------------------------
-
-
 def _skip_member(app, what, name, obj, skip, options):
     # scikit-learn's metadata-routing setters (set_fit_request, ...) are made per class by
     # scikit-learn and documented there
     if re.fullmatch(r"set_\w+_request", name):
         return True
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Python warnings raised while reading docstrings (numpydoc's, for one) are the site's warnings too
+# ---------------------------------------------------------------------------------------------
 
 
 _python_show_warning = warnings.showwarning
