@@ -9,8 +9,7 @@ nothing is fetched from outside the site; every gallery example has its page, it
 its download; every public name of the library has its page in the API reference.
 
 Marked ``docs``: it runs only when asked for (``pytest -m docs``), with the docs extra installed
-(``pip install -e '.[docs]'``); about a minute and a half of CPU for the build, half a minute for
-the browser.
+(``pip install -e '.[docs]'``); the build, with the gallery's examples, takes most of its time.
 """
 
 import importlib

@@ -9,8 +9,7 @@ command predicts from a CSV file and prints its version; an F-measure tree compi
 kernels on first use and caches them in the installed package.
 
 Marked ``wheel``: it runs only when asked for (``pytest -n 0 -m wheel``). Installing the
-dependencies takes most of its time (about a minute when pip's cache holds them); it needs the
-package index or that cache.
+dependencies takes most of its time; it needs the package index, or pip's cache holding them.
 """
 
 import os
