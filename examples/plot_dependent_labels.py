@@ -9,7 +9,7 @@ Three ways to turn probabilities into a set of labels, compared by the F-measure
 * **FM** (Ye et al.'s dynamic program, :func:`fmeasure.inference.fm`): exact F-optimal prediction
   from the marginals, *if the labels are independent*;
 * **GFM** (:func:`fmeasure.inference.gfm_from_p`): exact F-optimal prediction for any joint
-  distribution; it needs P(y_j = 1, |y| = s), which a model of the joint distribution (or a
+  distribution; it needs ``P(y_j = 1, |y| = s)``, which a model of the joint distribution (or a
   sample from it) provides.
 
 Each instance has labels that come in *topics*: a topic switches on a block of labels together,
@@ -110,4 +110,4 @@ ax2.set_ylabel("instances (log scale)")
 ax2.set_yscale("log")
 ax2.set_title(f"GFM >= FM on every instance; gains up to {gain.max():.2f}")
 fig.tight_layout()
-fig.savefig(OUT / f"{Path(__file__).stem}.png", dpi=120)
+fig.savefig(OUT / "plot_dependent_labels.png", dpi=120)

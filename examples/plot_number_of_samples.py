@@ -2,7 +2,7 @@
 Choosing the number of samples for GFM
 ======================================
 
-GFM needs the joint distribution of the labels only through P(y_j = 1, |y| = s) and
+GFM needs the joint distribution of the labels only through ``P(y_j = 1, |y| = s)`` and
 P(y = 0). When a model can *sample* label vectors (a probabilistic classifier chain, a
 Bayesian network, an ensemble, a generative neural network), GFM can run on k samples per
 instance (:func:`fmeasure.inference.gfm_from_samples`). How many samples are enough?
@@ -90,4 +90,4 @@ ax.set_ylabel("mean regret: E[F] of the optimum minus E[F]")
 ax.set_title(f"{n} instances, m = {m} dependent labels")
 ax.legend(fontsize=8)
 fig.tight_layout()
-fig.savefig(OUT / f"{Path(__file__).stem}.png", dpi=120)
+fig.savefig(OUT / "plot_number_of_samples.png", dpi=120)

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -53,7 +54,23 @@ def pytest_xdist_auto_num_workers(config):
     return (os.cpu_count() or 1) + 1
 
 
-def pytest_collection_modifyitems(items):
+#: Markers of the release checks (slow; the site needs the docs extra): their tests run only when the
+#: -m expression names them (``pytest -m docs``, ``pytest -m wheel``; README, "Quick start").
+ASKED_BY_NAME = ("docs", "wheel")
+
+
+def pytest_collection_modifyitems(config, items):
+    expr = config.getoption("markexpr") or ""
+    unasked = [
+        item
+        for item in items
+        if any(item.get_closest_marker(m) and not re.search(rf"\b{m}\b", expr) for m in ASKED_BY_NAME)
+    ]
+    if unasked:
+        config.hook.pytest_deselected(items=unasked)
+        drop = set(map(id, unasked))
+        items[:] = [item for item in items if id(item) not in drop]
+
     def rank(item):
         name = item.path.name
         return LONG_MODULES.index(name) if name in LONG_MODULES else len(LONG_MODULES)

@@ -916,6 +916,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG_MAIN,
         formatter_class=fmt,
     )
+    from fmeasure import __version__
+
+    parser.add_argument("--version", action="version", version=f"fmeasure {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{predict,evaluate}")
 
     common = argparse.ArgumentParser(add_help=False)

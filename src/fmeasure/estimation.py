@@ -68,7 +68,7 @@ def p_zero(Y, weights=None):
 
 @single_threaded_blas
 def p_matrix(Y, weights=None):
-    """The matrix P (eq. 9) and P(y = 0) estimated from a sample.
+    """The matrix P (equation 9) and P(y = 0) estimated from a sample.
 
     Parameters
     ----------

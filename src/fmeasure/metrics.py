@@ -99,7 +99,7 @@ def _out(x, one_d):
 
 
 def f_measure(Y_true, Y_pred):
-    """Instance-wise F1-measure, eq. (1) of the paper, with F(0, 0) = 1.
+    """Instance-wise F1-measure, equation (1) of the paper, with F(0, 0) = 1.
 
     Parameters
     ----------
@@ -148,7 +148,7 @@ def subset_zero_one_loss(Y_true, Y_pred):
 
 
 def jaccard_index(Y_true, Y_pred, empty=1.0):
-    """Per-instance Jaccard index |y & h| / |y | h|, eq. (5) of the paper.
+    """Per-instance Jaccard index ``|y & h| / |y | h|``, equation (5) of the paper.
 
     Parameters
     ----------
@@ -206,6 +206,11 @@ def mean_f_measure(Y_true, Y_pred) -> float:
     0.8333333333333333
     """
     return float(np.mean(f_measure(Y_true, Y_pred)))
+
+
+#: Mean instance-wise F-measure (:func:`mean_f_measure`) as a scikit-learn scorer, for
+#: ``GridSearchCV(..., scoring=f_measure_scorer)`` and ``cross_val_score``.
+f_measure_scorer: object  # annotation only: the scorer is made by __getattr__ below
 
 
 def __getattr__(name):

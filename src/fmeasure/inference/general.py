@@ -323,7 +323,7 @@ def _check_chunk_p(A, p0, offset, tol=TOL, stats=None):
 
 @single_threaded_blas
 def gfm_from_p(P, p_zero):
-    """GFM from the matrix P, via Delta = P W with W[s, k] = 2 / (s + k) (eqs. (9)-(11)).
+    """GFM from the matrix P, via Delta = P W with W[s, k] = 2 / (s + k) (equations 9-11).
 
     Parameters
     ----------

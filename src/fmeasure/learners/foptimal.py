@@ -5,15 +5,15 @@ fitted, wrapped in :class:`sklearn.frozen.FrozenEstimator`), reads the label dis
 model gives for each instance, and predicts the label set that maximises the expected
 instance-wise F-measure under that distribution, by exact inference:
 
-========================================  ===========================================  ==========
-estimator (or a Pipeline's last step)     distribution of y given x (``distribution_``)  inference
-========================================  ===========================================  ==========
-``predict_proba`` of per-label marginals  independent labels with those marginals       FM
-``ClassifierChain``                       ancestral samples from the chain's models     GFM
-``RandomForestClassifier``,               pooled training label vectors of the leaves   GFM
-``ExtraTreesClassifier``                  the instance falls in (one per tree)
-``KNeighborsClassifier``                  the neighbours' label vectors (its weights)   GFM
-========================================  ===========================================  ==========
+====================================================  ===============================================  =========
+estimator (or a Pipeline's last step)                 distribution of y given x (``distribution_``)    inference
+====================================================  ===============================================  =========
+``predict_proba`` of per-label marginals              independent labels with those marginals          FM
+``ClassifierChain``                                   ancestral samples from the chain's models        GFM
+``RandomForestClassifier``, ``ExtraTreesClassifier``  pooled training label vectors of the leaves      GFM
+                                                      the instance falls in (one per tree)
+``KNeighborsClassifier``                              the neighbours' label vectors (its weights)      GFM
+====================================================  ===============================================  =========
 
 FM is Ye et al.'s dynamic program (:func:`fmeasure.inference.fm`), exact under label
 independence; GFM (:func:`fmeasure.inference.gfm_from_samples`) is exact for any joint
@@ -52,7 +52,7 @@ __all__ = ["FOptimalClassifier", "chain_samples", "ROUTES"]
 
 #: Inference methods that ``inference`` may force.
 INFERENCES = ("fm", "gfm", "threshold")
-#: distribution_ -> the inference ``inference="auto"`` uses with it.
+#: ``distribution_`` -> the inference ``inference="auto"`` uses with it.
 ROUTES = {"marginals": "fm", "chain": "gfm", "forest": "gfm", "neighbors": "gfm"}
 
 log = logging.getLogger(__name__)
@@ -408,7 +408,7 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     route_ : str
         ``f"{distribution_}+{inference_}"``, e.g. ``"marginals+fm"``.
     n_labels_ : int
-    classes_ : list of n_labels_ arrays [0, 1]; one array [0, 1] when fitted on a 1-D y
+    classes_ : list of ``n_labels_`` arrays [0, 1]; one array [0, 1] when fitted on a 1-D y
     constant_labels_ : ndarray of int
         Labels set aside because they have one class only in training (marginal and chain routes
         of an estimator fitted here; empty otherwise).

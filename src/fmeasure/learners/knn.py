@@ -136,7 +136,7 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
     ----------
     n_labels_ : int
         Number of labels ``m``.
-    offset_, scale_ : ndarray of shape (n_features_in_,)
+    offset_, scale_ : ndarray of shape ``(n_features_in_,)``
         The attribute rescaling ``(x - offset_) * scale_`` (identity for ``scaling="none"``).
     nn_ : NearestNeighbors
         The fitted neighbour index on the rescaled training attributes.

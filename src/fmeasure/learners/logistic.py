@@ -83,10 +83,10 @@ class TunedLogistic:
         The chosen inverse regularisation strength.
     Cs_ : ndarray
         The grid that was searched (in the order given).
-    cv_loss_ : ndarray of shape (len(Cs_),)
+    cv_loss_ : ndarray of shape ``(len(Cs_),)``
         Mean cross-validated loss for each C, the quantity the chosen C minimises: log loss, or
         minus the score given as ``scoring`` (+inf for a C that ``patience`` skipped).
-    cv_log_loss_ : ndarray of shape (len(Cs_),)
+    cv_log_loss_ : ndarray of shape ``(len(Cs_),)``
         ``cv_loss_`` when C was chosen by log loss (the default), NaN otherwise.
     coef_, intercept_ : ndarray
         As in scikit-learn: (1, d) and (1,) for two classes, (n_classes, d) and (n_classes,) otherwise.

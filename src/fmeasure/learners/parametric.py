@@ -14,7 +14,7 @@ paper does for PCC (Section 7.2.2: 5 folds, C in {1e-4, ..., 1e3}).
   :func:`fmeasure.inference.gfm_from_p`.
 
 Repair of inconsistent P (the paper leaves it open, Section 7.1.4)
------------------------------------------------------------------
+------------------------------------------------------------------
 The m + 1 models are fitted separately, so their estimates need not come from one distribution.
 We repair in two steps, both exact no-ops when the estimates are consistent:
 

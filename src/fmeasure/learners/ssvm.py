@@ -362,9 +362,9 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         The chosen C.
     Cs_ : ndarray
         The grid searched, in ascending order (``Cs`` and the values ``extend_grid`` added).
-    cv_scores_ : ndarray of shape (len(Cs_),)
+    cv_scores_ : ndarray of shape ``(len(Cs_),)``
         Mean CV F-measure per C of ``Cs_`` (NaN without CV).
-    cv_gaps_ : ndarray of shape (len(Cs_), cv)
+    cv_gaps_ : ndarray of shape ``(len(Cs_), cv)``
         Final duality gap of every fold's fit at every C.
     C_at_edge_ : str
         ``"upper"`` or ``"lower"`` when the chosen C is the largest or smallest of ``Cs_`` (the

@@ -413,7 +413,7 @@ def threshold_bound(m):
 
 
 def threshold_family(m, eps=1e-6):
-    """The family of eq. (prob_dist), as it must read for the stated E[F(h_11)] to hold.
+    """The family of equation (prob_dist), as it must read for the stated E[F(h_11)] to hold.
 
     P(e_1) = 1/2 - eps; two vectors with y_2 = 1 and m/2 - 1 further ones, in labels
     3..m/2+1 or in labels m/2+2..m, each with (1/2 + eps)/2. The paper prints

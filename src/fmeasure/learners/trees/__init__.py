@@ -1,6 +1,6 @@
 """F-measure decision trees and their bagging (paper Section 7.1.2).
 
-A binary tree whose splits maximise
+A binary tree whose splits maximise ::
 
     Q = |N_L| / |N| F(N_L) + |N_R| / |N| F(N_R),   F(A) = max_h (1 / |A|) sum_{y in A} F(y, h),
 

@@ -1,5 +1,7 @@
 """Split search of the F-measure trees: the best threshold of a node under the paper's criterion
 
+::
+
     Q = |N_L| / |N| F(N_L) + |N_R| / |N| F(N_R),   F(A) = max_h (1 / |A|) sum_{y in A} F(y, h).
 
 How a node is scanned. Adding an example to the left part touches only the rows of its relevant
@@ -9,11 +11,11 @@ product (O(nnz(X_N) s_bar) for a node N with mean label count s_bar), and a cumu
 each attribute's bins gives the left part's counts at every candidate threshold (the right part
 is the node total minus the left part).
 
-Which candidates are scored. Let S_L(c) = |N_L| F(N_L) and S_R(c) = |N_R| F(N_R) at candidate c,
-so that |N| Q(c) = S_L(c) + S_R(c). Both are sums of the best F over a set of examples, so they
-only grow when examples are added: for candidates a < c < b of one attribute, S_L(c) <= S_L(b)
-and S_R(c) <= S_R(a); and moving one example from one part to the other changes |N| Q by at most
-1. So
+Which candidates are scored. Let ``S_L(c) = |N_L| F(N_L)`` and ``S_R(c) = |N_R| F(N_R)`` at
+candidate c, so that ``|N| Q(c) = S_L(c) + S_R(c)``. Both are sums of the best F over a set of
+examples, so they only grow when examples are added: for candidates a < c < b of one attribute,
+S_L(c) <= S_L(b) and S_R(c) <= S_R(a); and moving one example from one part to the other changes
+``|N| Q`` by at most 1. So ::
 
     |N| Q(c) <= min(S_L(b) + S_R(a),  |N| Q(a) + n_L(c) - n_L(a),  |N| Q(b) + n_L(b) - n_L(c)).
 
