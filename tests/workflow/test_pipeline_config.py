@@ -74,6 +74,13 @@ def test_stages_from_the_command_line_become_a_list():
         ("catalog={scene: {zero_based_features: true}}", ("catalog", "scene", "zero_based_features"), True),
         ("parametric={learners: [BR, EFP]}", ("parametric", "learners"), ["BR", "EFP"]),
         ("report={title: 2014}", ("report", "title"), "2014"),  # the schema wants text here: kept as written
+        ("peers={peers: {mlknn: {grid: {k: [5, 7]}}}}", ("peers", "peers", "mlknn", "grid", "k"), [5, 7]),
+        (
+            "peers={peers: {boomer: {grid: {shrinkage: [0.3]}}}}",
+            ("peers", "peers", "boomer", "grid", "shrinkage"),
+            [0.3],
+        ),
+        ("peers={peers: {mlknn: {grid: {k: [x]}}}}", ("peers", "peers", "mlknn", "grid", "k"), ["x"]),  # text or number
     ],
 )
 def test_typed_values_in_nested_overrides_are_read_as_the_schema_types(entry, path, value):
@@ -82,6 +89,7 @@ def test_typed_values_in_nested_overrides_are_read_as_the_schema_types(entry, pa
     for key in path:
         node = node[key]
     assert node == value and type(node) is type(value)
+    assert [type(v) for v in node] == [type(v) for v in value] if isinstance(value, list) else True
 
 
 @pytest.mark.parametrize(

@@ -276,16 +276,34 @@ def _reading(text: str, schema, root: dict):
     return _UNCHANGED
 
 
+def _text_reader(validator):
+    """``validator`` that also refuses text where the schema allows text or other types (a peer's
+    grid values) and the text reads as one of the others (``"5"`` as 5), so that it is read."""
+    from jsonschema import ValidationError, validators
+
+    plain = validator.VALIDATORS["type"]
+
+    def type_(checker, types, instance, schema):
+        yield from plain(checker, types, instance, schema)
+        if isinstance(instance, str) and not isinstance(types, str) and "string" in types:
+            kind = _json_type(_read_text(instance))
+            if kind != "string" and (kind in types or (kind == "integer" and "number" in types)):
+                yield ValidationError(f"{instance!r} reads as {kind}")
+
+    return validators.extend(type(validator), {"type": type_})(validator.schema)
+
+
 def _read_text_values(config: dict, validator, root: dict) -> dict:
     """``config`` with each text value the schema refuses replaced by its :func:`_reading`.
 
     ``--config`` gives every value below the top level as text (Snakemake reads it with YAML's
     BaseLoader), and top-level lists as comma-separated text: ``data={download_timeout: 60}``
-    arrives as ``{"download_timeout": "60"}``. Text the schema accepts where it stands is kept as
-    written (a title ``2014`` stays text)."""
+    arrives as ``{"download_timeout": "60"}``. Text the schema accepts where it stands, and only
+    as text, is kept as written (a title ``2014`` stays text)."""
+    reader = _text_reader(validator)
     for _ in range(100):  # each pass replaces text by non-text or by a list of text: few passes
         changes = {}
-        for error in validator.iter_errors(config):
+        for error in reader.iter_errors(config):
             path = tuple(error.absolute_path)
             if not isinstance(error.instance, str) or path in changes or not path:
                 continue
