@@ -28,7 +28,7 @@ import re
 import sys
 
 from fmeasure.datasets import availability
-from fmeasure.synthetic import check_entry
+from fmeasure.datasets.synthetic import check_entry
 
 log = logging.getLogger(__name__)
 
