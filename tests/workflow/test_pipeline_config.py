@@ -103,6 +103,11 @@ def test_typed_values_in_nested_overrides_are_read_as_the_schema_types(entry, pa
         ("data={nosuch: 1}", "config key 'data.nosuch' is unknown; valid keys here: dir, download_timeout,"),
         ("data={timeout: 1}", "config key 'data.timeout' is unknown; did you mean 'data.download_timeout'?"),
         ("knn=3", "config key 'knn': 3 is not of type 'object'"),
+        (
+            "trees={max_features: most}",
+            "config key 'trees.max_features': 'most' is not of type 'null' or is not of type 'integer' or "
+            "is not of type 'number' or is not one of ['sqrt']",
+        ),
         ("datasets=scene,nosuch", "config key 'datasets': unknown dataset(s) ['nosuch']; the catalog knows ["),
         ("datasets=scene,scene", "config key 'datasets': duplicate names in ['scene', 'scene']"),
         ("peers={run: [mlknn]}", None),

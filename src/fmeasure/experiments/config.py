@@ -199,9 +199,9 @@ def _error_line(error, root_schema: dict, prefix: tuple = ()) -> str:
     if error.validator in ("oneOf", "anyOf") and error.context:
         here = [e for e in error.context if not e.path]
         if len(here) == len(error.context):  # each alternative refuses the value itself: list them
-            prefix = f"{error.instance!r} "
-            reasons = dict.fromkeys(e.message.removeprefix(prefix) for e in here)
-            return f"config key {path!r}: {prefix}{' or '.join(reasons)}"
+            shown = f"{error.instance!r} "
+            reasons = dict.fromkeys(e.message.removeprefix(shown) for e in here)
+            return f"config key {path!r}: {shown}{' or '.join(reasons)}"
         inner = min(error.context, key=lambda e: len(e.message))
         return f"config key {_key(prefix + tuple(inner.absolute_path))!r}: {inner.message}"
     return f"config key {path or '(top level)'!r}: {error.message}"
