@@ -111,6 +111,8 @@ def test_typed_values_in_nested_overrides_are_read_as_the_schema_types(entry, pa
         ("datasets=scene,nosuch", "config key 'datasets': unknown dataset(s) ['nosuch']; the catalog knows ["),
         ("datasets=scene,scene", "config key 'datasets': duplicate names in ['scene', 'scene']"),
         ("peers={run: [mlknn]}", None),
+        ("datasets=>", "config key 'datasets': '' is not of type 'array'"),  # Snakemake reads '>' as ''
+        ("stages= , ", "config key 'stages': ' , ' is not of type 'array'"),  # no name: not an empty list
     ],
 )
 def test_wrong_values_in_overrides_are_one_line_naming_the_key(entry, line):

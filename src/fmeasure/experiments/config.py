@@ -263,7 +263,7 @@ def _read_text(text: str):
 def _reading(text: str, schema, root: dict):
     """What ``text``, refused where it stands, means where ``schema`` wants another type: its YAML
     reading if that has a type the schema accepts, else (where a list is wanted) its comma-separated
-    items; ``_UNCHANGED`` when neither applies (the text is then reported as it is)."""
+    names, if it has any; ``_UNCHANGED`` when neither applies (the text is then reported as it is)."""
     accepted = _accepted_types(schema, root)
     if accepted is None:
         return _UNCHANGED
@@ -271,8 +271,9 @@ def _reading(text: str, schema, root: dict):
     kind = _json_type(value)
     if kind != "string" and (kind in accepted or (kind == "integer" and "number" in accepted)):
         return value
-    if "array" in accepted:
-        return [item.strip() for item in text.split(",") if item.strip()]
+    names = [item.strip() for item in text.split(",") if item.strip()]
+    if "array" in accepted and names:  # text without a name is no list (an empty one is written [])
+        return names
     return _UNCHANGED
 
 
