@@ -12,7 +12,10 @@ what the override means:
   line naming the key, or a configuration that is valid, equal to config.yaml outside the key, and
   holding every name that was written in a list.
 
-Validity is decided by the ``jsonschema`` library on the schema, plus the cross-references
+Valid values come from a small generator for the JSON-schema keywords config/schema.yaml uses
+(hypothesis-jsonschema 0.23.1, the general one, fails on objects with Hypothesis 6.170: "'many'
+object has no attribute 'more'"). Validity is decided by the ``jsonschema`` library on the schema,
+plus the cross-references
 (datasets in the catalog, peers to run defined, voting members' fits, ablation overrides) as
 config/README.md states them. ``FMEASURE_FUZZ_EXAMPLES`` sets the inputs per test (default 60; a
 longer search: ``FMEASURE_FUZZ_EXAMPLES=2000``). The same path through the real Snakemake engine is
