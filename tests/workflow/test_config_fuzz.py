@@ -291,16 +291,22 @@ def _same(a, b) -> bool:
     return a == b
 
 
+def _created(path) -> tuple:
+    """The first key on ``path`` that config.yaml lacks (the block the override creates), else ``path``."""
+    return next((path[:i] for i in range(1, len(path)) if _get(BASE_FILLED, path[:i]) is None), path)
+
+
 def _one_line_naming(error: ConfigError, path) -> None:
-    """One line naming the key changed, a key below it, or, for a setting's ``stage``, the setting's
-    ``overrides`` that the new stage refuses."""
+    """One line naming the key changed or a key below it (below the block it creates, such as a
+    catalog entry's ``files.xml`` missing its ``sha256``), or, for a setting's ``stage``, the
+    setting's ``overrides`` that the new stage refuses."""
     line = str(error)
     assert "\n" not in line, line
     named = re.match(r"config key '([^']*)'", line)
     assert named, line
     if path[:2] == ("ablations", "settings") and path[3:] == ("stage",):
         path = path[:3]
-    key, dotted = named.group(1), ".".join(path)
+    key, dotted = named.group(1), ".".join(_created(path))
     assert key == dotted or key.startswith((dotted + ".", dotted + "[")), (dotted, line)
 
 
@@ -338,6 +344,7 @@ def test_a_valid_override_gives_the_config_it_means(case):
 @example(case=(("nosuchkey",), 1))
 @example(case=(("catalog", "scene", "subset", "train"), 1))  # a key of a block the base lacks
 @example(case=(("datasets",), ">"))  # Snakemake reads the text as '': that is no list of names
+@example(case=(("catalog", "yeast-libsvm", "files", "xml", "name"), "0"))  # a new block, incomplete
 def test_any_override_is_one_line_naming_the_key_or_what_it_means(case):
     path, value = case
     node = _branch(dict(KEYS).get(path, {}), _get(BASE, path))
@@ -351,7 +358,7 @@ def test_any_override_is_one_line_naming_the_key_or_what_it_means(case):
         _one_line_naming(error, path)
         return
     assert _is_valid(got)
-    new = next((path[:i] for i in range(1, len(path)) if _get(BASE_FILLED, path[:i]) is None), path)
+    new = _created(path)
     assert _same(_without(got, new), _without(BASE_FILLED, new))  # nothing else changed
     if node.get("type") == "array" and isinstance(value, (list, str)):  # no name dropped
         written = [v.strip() for v in value.split(",") if v.strip()] if isinstance(value, str) else value
