@@ -2,7 +2,7 @@
 # A table of contents only: configuration, validation, rule files, and the final target.
 # Run:  snakemake --cores 8          one stage:  snakemake --cores 8 knn_all
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 try:
     from fmeasure.experiments.config import check_config, exit_on_config_error
@@ -19,8 +19,9 @@ min_version("8.0")
 configfile: f"{workflow.basedir}/config/config.yaml"
 
 
-exit_on_config_error(check_config, config, f"{workflow.basedir}/config/schema.yaml")  # one line naming the key
-validate(config, "config/schema.yaml")  # fills in the defaults of optional catalog and peer keys
+# Text from --config read as the schema's types, validated (one line naming the key, else exit 1),
+# cross-checked and completed with the schema's defaults (fmeasure.experiments.config.check_config).
+config.update(exit_on_config_error(check_config, config, f"{workflow.basedir}/config/schema.yaml"))
 
 
 report: "workflow/report/workflow.rst"

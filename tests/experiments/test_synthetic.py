@@ -9,9 +9,9 @@ from _mirror import ROOT
 from sklearn.linear_model import LogisticRegression
 
 from fmeasure import datasets as D
+from fmeasure.datasets.synthetic import generate
 from fmeasure.experiments.config import ConfigError, check_config
 from fmeasure.experiments.data import summary
-from fmeasure.synthetic import generate
 
 SMALL = {
     "format": "synthetic",

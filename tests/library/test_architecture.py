@@ -98,3 +98,59 @@ def test_every_stage_has_its_four_files():
         assert list((ROOT / "workflow" / "scripts").glob(f"{stage}_*.py")), stage
         assert (PKG / "experiments" / f"{stage}.py").is_file(), stage
         assert (ROOT / "docs" / f"{stage}.md").is_file(), stage
+
+
+def _graph() -> dict[str, set[str]]:
+    """fmeasure's modules -> the fmeasure modules they import (anywhere in the file, functions included)."""
+    modules = {_module_name(p): p for p in MODULES}
+    graph = {}
+    for name, path in modules.items():
+        edges = set()
+        for mod, names in _imports(path):
+            targets = [f"{mod}.{n}" for n in names if f"{mod}.{n}" in modules]  # from pkg import module
+            edges.update(targets or ([mod] if mod in modules else []))
+        graph[name] = edges - {name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_cycles_finds_a_circle_built_by_hand():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_package_has_no_import_cycle():
+    """No module imports, even inside a function, a module that imports it back (directly or
+    through others): each module can be read, tested and moved on its own."""
+    assert _cycles(_graph()) == []

@@ -8,16 +8,161 @@ from pathlib import Path
 import pytest
 import yaml
 from _mirror import snakemake_env
+from snakemake.cli import parse_config
+from snakemake.utils import update_config
 
 from fmeasure.experiments.config import (
     ConfigError,
     as_list,
     check_config,
     content_entry,
+    exit_on_config_error,
     select_datasets,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = ROOT / "config" / "schema.yaml"
+#: What `stages` may list (config/README.md); the report is always built, scaling is its own target.
+VALID_STAGES = "data, theory, simulations, knn, pcc, parametric, structured, voting, trees, ablations, foptimal, peers"
+
+
+def _with_cli(*entries) -> dict:
+    """config.yaml with ``--config`` entries merged on top, read by Snakemake's own parser, as the
+    Snakefile receives it."""
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    update_config(cfg, parse_config(list(entries)))
+    return cfg
+
+
+def _one_line(entries) -> str:
+    with pytest.raises(ConfigError) as err:
+        check_config(_with_cli(*entries), SCHEMA)
+    assert "\n" not in str(err.value)
+    return str(err.value)
+
+
+@pytest.mark.parametrize(
+    "entry, bad",
+    [("stages=data,knnn", "'knnn'"), ("stages=nosuch", "'nosuch'"), ("stages=[knn, scaling]", "'scaling'")],
+)
+def test_unknown_stage_stops_naming_the_key_the_value_and_the_stages(entry, bad):
+    line = _one_line([entry])
+    assert line.startswith(f"config key 'stages': {bad} is not one of ['data', 'theory',")
+    assert all(f"'{s}'" in line for s in VALID_STAGES.split(", "))
+
+
+def test_stages_from_the_command_line_become_a_list():
+    assert check_config(_with_cli("stages=data,knn"), SCHEMA)["stages"] == ["data", "knn"]
+    assert check_config(_with_cli("stages=peers"), SCHEMA)["stages"] == ["peers"]
+    assert check_config(_with_cli("stages=[data, knn]"), SCHEMA)["stages"] == ["data", "knn"]
+
+
+@pytest.mark.parametrize(
+    "entry, path, value",
+    [
+        ("data={download_timeout: 60}", ("data", "download_timeout"), 60),
+        ("data={download_timeout: 2.5}", ("data", "download_timeout"), 2.5),
+        ("metrics={jaccard_empty: 0}", ("metrics", "jaccard_empty"), 0),
+        ("structured={tol: 1e-9}", ("structured", "tol"), 1e-9),  # YAML 1.1 alone reads 1e-9 as text
+        ("pcc={standardize: false}", ("pcc", "standardize"), False),
+        ("knn={mem_mb: null}", ("knn", "mem_mb"), None),
+        ("knn={mm_half: 0}", ("knn", "mm_half"), 0),  # an enum of numbers
+        ("knn={neighbours: [1, 5]}", ("knn", "neighbours"), [1, 5]),
+        ("trees={max_features: 0.5}", ("trees", "max_features"), 0.5),
+        ("trees={max_features: sqrt}", ("trees", "max_features"), "sqrt"),
+        ("theory={figure1: {eps: 0.0005}}", ("theory", "figure1", "eps"), 0.0005),
+        ("catalog={scene: {zero_based_features: true}}", ("catalog", "scene", "zero_based_features"), True),
+        ("parametric={learners: [BR, EFP]}", ("parametric", "learners"), ["BR", "EFP"]),
+        ("report={title: 2014}", ("report", "title"), "2014"),  # the schema wants text here: kept as written
+        ("peers={peers: {mlknn: {grid: {k: [5, 7]}}}}", ("peers", "peers", "mlknn", "grid", "k"), [5, 7]),
+        (
+            "peers={peers: {boomer: {grid: {shrinkage: [0.3]}}}}",
+            ("peers", "peers", "boomer", "grid", "shrinkage"),
+            [0.3],
+        ),
+        ("peers={peers: {mlknn: {grid: {k: [x]}}}}", ("peers", "peers", "mlknn", "grid", "k"), ["x"]),  # text or number
+    ],
+)
+def test_typed_values_in_nested_overrides_are_read_as_the_schema_types(entry, path, value):
+    cfg = check_config(_with_cli(entry), SCHEMA)
+    node = cfg
+    for key in path:
+        node = node[key]
+    assert node == value and type(node) is type(value)
+    assert [type(v) for v in node] == [type(v) for v in value] if isinstance(value, list) else True
+
+
+@pytest.mark.parametrize(
+    "entry, line",
+    [
+        ("data={download_timeout: soon}", "config key 'data.download_timeout': 'soon' is not of type 'number'"),
+        ("data={download_timeout: -5}", "config key 'data.download_timeout': -5 is less than or equal to the minimum"),
+        ("pcc={standardize: maybe}", "config key 'pcc.standardize': 'maybe' is not of type 'boolean'"),
+        ("knn={neighbours: [1, x]}", "config key 'knn.neighbours': 'x' is not of type 'integer'"),
+        ("nosuchkey=1", "config key 'nosuchkey' is unknown; valid keys here: ablations, catalog, data,"),
+        ("data={nosuch: 1}", "config key 'data.nosuch' is unknown; valid keys here: dir, download_timeout,"),
+        ("data={timeout: 1}", "config key 'data.timeout' is unknown; did you mean 'data.download_timeout'?"),
+        ("knn=3", "config key 'knn': 3 is not of type 'object'"),
+        (
+            "trees={max_features: most}",
+            "config key 'trees.max_features': 'most' is not of type 'null' or is not of type 'integer' or "
+            "is not of type 'number' or is not one of ['sqrt']",
+        ),
+        ("datasets=scene,nosuch", "config key 'datasets': unknown dataset(s) ['nosuch']; the catalog knows ["),
+        ("datasets=scene,scene", "config key 'datasets': duplicate names in ['scene', 'scene']"),
+        ("peers={run: [mlknn]}", None),
+        ("datasets=>", "config key 'datasets': '' is not of type 'array'"),  # Snakemake reads '>' as ''
+        ("stages= , ", "config key 'stages': ' , ' is not of type 'array'"),  # no name: not an empty list
+    ],
+)
+def test_wrong_values_in_overrides_are_one_line_naming_the_key(entry, line):
+    if line is None:  # a valid override, for contrast
+        assert check_config(_with_cli(entry), SCHEMA)["peers"]["run"] == ["mlknn"]
+        return
+    assert _one_line([entry]).startswith(line)
+
+
+_SETTING = "reading: r, default: d, default_because: b"
+
+
+@pytest.mark.parametrize(
+    "entry, line",
+    [
+        (
+            "voting={members: [{name: x, fit: nosuch}]}",
+            "config key 'voting.members[0].fit': unknown fit 'nosuch'; voting.fits defines ['br', 'br_wide', 'efp', 'pcc']",
+        ),
+        (
+            "voting={members: [{name: x, fit: br}, {name: x, fit: pcc}]}",
+            "config key 'voting.members': names must be unique, got ['x', 'x']",
+        ),
+        (
+            f"ablations={{settings: {{few: {{stage: pcc, overrides: {{table4: {{samples: 9}}}}, {_SETTING}}}}}}}",
+            "config key 'ablations.settings.few.overrides.table4.samples' is unknown; did you mean "
+            "'ablations.settings.few.overrides.table4.n_samples'?",
+        ),
+        (
+            f"ablations={{settings: {{few: {{stage: pcc, overrides: {{table4: {{n_samples: 0}}}}, {_SETTING}}}}}}}",
+            "config key 'ablations.settings.few.overrides.table4.n_samples': 0 is less than the minimum of 1",
+        ),
+    ],
+)
+def test_names_that_must_exist_elsewhere_in_the_config_are_one_line(entry, line):
+    assert _one_line([entry]) == line
+
+
+def test_ablation_overrides_are_read_as_the_stage_types():
+    entry = f"ablations={{settings: {{few: {{stage: pcc, overrides: {{table4: {{n_samples: 9}}}}, {_SETTING}}}}}}}"
+    overrides = check_config(_with_cli(entry), SCHEMA)["ablations"]["settings"]["few"]["overrides"]
+    assert overrides == {"table4": {"n_samples": 9}} and type(overrides["table4"]["n_samples"]) is int
+
+
+def test_exit_on_config_error_prints_the_one_line_and_exits_1(capsys):
+    with pytest.raises(SystemExit) as stop:
+        exit_on_config_error(check_config, _with_cli("stages=data,knnn"), SCHEMA)
+    assert stop.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: config key 'stages': 'knnn' is not one of") and err.count("\n") == 1
 
 
 def test_as_list_accepts_yaml_lists_and_comma_strings():

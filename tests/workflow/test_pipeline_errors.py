@@ -1,13 +1,22 @@
 """Bad input through the real Snakemake engine: one line naming the culprit, rc != 0, no traceback
 on the terminal (it goes to the rule's log), and no partial file left where an output belongs."""
 
+import copy
 import gzip
 import hashlib
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from _mirror import ROOT, TEST_DATA
+import yaml
+from _mirror import ROOT, TEST_DATA, snakemake_env
 from _workflow import run_snakemake
+from snakemake.cli import parse_config
+from snakemake.utils import update_config
+
+from fmeasure.experiments.config import ConfigError, check_config
 
 pytestmark = pytest.mark.e2e  # runs the Snakemake engine
 
@@ -47,6 +56,17 @@ def test_unknown_dataset_name_is_one_line(tmp_path):
     out = _snakemake(tmp_path, "-n", "--configfile", str(SMOKE), "--config", "datasets=scene-smal")
     line = _the_one_line(out, "scene-smal'")
     assert line.startswith("Error: config key 'datasets': unknown dataset(s) ['scene-smal']")
+
+
+def test_unknown_stage_is_one_line_listing_the_stages(tmp_path):
+    out = _snakemake(tmp_path, "-n", "--configfile", str(SMOKE), "--config", "stages=data,knnn")
+    line = _the_one_line(out, "knnn")
+    assert line.startswith("Error: config key 'stages': 'knnn' is not one of ['data', 'theory', 'simulations',")
+
+
+def test_a_number_in_a_nested_override_is_a_number(tmp_path):
+    out = _snakemake(tmp_path, "-n", "--configfile", str(SMOKE), "--config", "data={download_timeout: 60}")
+    assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
 
 
 def test_checksum_mismatch_in_a_mirror_is_one_line_and_leaves_no_file(tmp_path):
@@ -145,3 +165,56 @@ def test_nominal_error_mode_is_one_line_naming_the_feature(tmp_path):
         "Error in parse_dataset: dataset 'flags': feature 'landmass' is nominal with 6 categories "
         "(set nominal: onehot or ordinal)"
     )
+
+
+#: Runs Snakemake's command line in this process after wrapping check_config, so that the config
+#: the Snakefile hands it (config.yaml, then --configfile, then --config) is written to argv[1].
+PROBE = """
+import json, sys
+import fmeasure.experiments.config as config_module
+checked = config_module.check_config
+def check_config(config, schema):
+    with open(sys.argv[1], "w") as fh:
+        json.dump(config, fh)
+    return checked(config, schema)
+config_module.check_config = check_config
+from snakemake.cli import main
+main(sys.argv[2:])
+"""
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "stages=data,knn",
+        "stages=data,knnn",
+        "stages=nosuch",
+        "data={download_timeout: 60}",
+        "data={download_timeout: soon}",
+        "data={timeout: 1}",
+        "nosuchkey=1",
+        "datasets=scene-small,nosuch",
+        "knn={neighbours: [1, x]}",
+        "peers={peers: {mlknn: {grid: {k: [5, 7]}}}}",
+    ],
+)
+def test_a_dry_run_reads_the_config_as_the_in_process_check(tmp_path, entry):
+    """The in-process path the config tests take (Snakemake's parser and merge, then check_config)
+    is what a real ``snakemake -n --config ...`` does: same config handed over, same outcome."""
+    probe, seen = tmp_path / "probe.py", tmp_path / "seen.json"
+    probe.write_text(PROBE)
+    args = ["--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path), "-n", "--cores", "1", "--nocolor"]
+    args += ["--configfile", str(SMOKE), "--config", entry]
+    out = subprocess.run(
+        [sys.executable, str(probe), str(seen), *args], capture_output=True, text=True, timeout=300, env=snakemake_env()
+    )
+    merged = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    update_config(merged, yaml.safe_load(SMOKE.read_text()))
+    update_config(merged, parse_config([entry]))
+    assert json.loads(seen.read_text()) == merged
+    try:
+        check_config(copy.deepcopy(merged), ROOT / "config" / "schema.yaml")
+    except ConfigError as error:
+        assert _the_one_line(out, "config key") == f"Error: {error}"
+    else:
+        assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]

@@ -4,7 +4,7 @@ import os
 import sys
 
 try:
-    from fmeasure.experiments.config import (STAGE_TABLES, as_list, content_entry, exit_on_config_error,
+    from fmeasure.experiments.config import (STAGE_TABLES, content_entry, exit_on_config_error,
                                              lp_surrogates, needs_refit, select_datasets, setting_config,
                                              setting_datasets, used_fits)
     from fmeasure.experiments.report import not_run_reasons
@@ -21,7 +21,7 @@ wildcard_constraints:
 ENV = "../../envs/fmeasure.yaml"
 REPORT_CAPTIONS = os.path.join(workflow.basedir, "workflow", "report")
 DATA_DIR = config["data"]["dir"]
-STAGES = as_list(config["stages"], "stages")
+STAGES = config["stages"]  # a list of known stages: the Snakefile has checked the config
 DATASETS, SKIPPED_DATASETS = exit_on_config_error(select_datasets, config)
 for _message in SKIPPED_DATASETS:
     print(f"WARNING: skipping {_message}", file=sys.stderr)
@@ -148,7 +148,7 @@ def get_pcc_exact(wildcards=None):
 # ---- parametric (Table 5)
 def get_parametric_records(wildcards=None):
     """One fit+predict record per (dataset, learner) of the parametric stage."""
-    learners = as_list(config["parametric"]["learners"], "parametric.learners")
+    learners = config["parametric"]["learners"]
     return [f"results/parametric/{d}/{lrn}.json" for d in DATASETS for lrn in learners]
 
 
@@ -233,7 +233,7 @@ def get_ablation_config(wildcards):
 
 def get_parametric_instances(wildcards=None):
     """Per-instance test scores of every (dataset, learner) of the parametric stage."""
-    learners = as_list(config["parametric"]["learners"], "parametric.learners")
+    learners = config["parametric"]["learners"]
     return [f"results/parametric/{d}/{lrn}_instances.csv.gz" for d in DATASETS for lrn in learners]
 
 
@@ -292,10 +292,7 @@ def get_scaling_runtime(wildcards, attempt):
 
 # ---- peers (public F-maximizers beside ours)
 PEERS_CFG = config["peers"]
-PEERS = as_list(PEERS_CFG["run"], "peers.run")
-for _peer in PEERS:
-    if _peer not in PEERS_CFG["peers"]:
-        sys.exit(f"config key 'peers.run': {_peer!r} is not defined under peers.peers")
+PEERS = PEERS_CFG["run"]  # each defined under peers.peers (checked with the config)
 PEER_PATTERN = "|".join(PEERS) or "no-peer"
 PEER_ADAPTER = os.path.join(workflow.basedir, "workflow", "scripts", "peers_adapter.py")
 
@@ -337,7 +334,7 @@ def get_peer_instances(wildcards=None):
 
 def get_peer_ours(wildcards=None):
     """Per-instance test scores of our methods: the parametric stage's, then the configured extras."""
-    learners = [lrn for lrn in as_list(config["parametric"]["learners"], "parametric.learners")
+    learners = [lrn for lrn in config["parametric"]["learners"]
                 if lrn.lower() in PEERS_CFG["ours"]]
     ours = [f"results/parametric/{d}/{lrn}_instances.csv.gz" for d in DATASETS for lrn in learners]
     return ours + list(PEERS_CFG["extra_ours"])

@@ -15,7 +15,10 @@ expected counts. The life of a dataset:
 
 The modules follow these steps: ``_fetch`` (mirrors, downloads, sha256), ``_parse`` (ARFF, XML,
 LibSVM, nominal features), ``_cache`` (``.npz`` and the counts sidecar); ``_base`` holds
-:class:`Dataset` and :class:`DatasetError`. Import from ``fmeasure.datasets``.
+:class:`Dataset` and :class:`DatasetError`. Import from ``fmeasure.datasets``. Synthetic datasets
+of a chosen shape (catalog entries with ``format: synthetic``) come from the public submodule
+:mod:`fmeasure.datasets.synthetic` (``generate``, ``check_entry``), imported only when used: its
+generator needs ``scipy.special``.
 
 Every failure is a :class:`DatasetError` (a ``ValueError``) whose one-line message names the file
 and the problem; nothing half-written is left behind.

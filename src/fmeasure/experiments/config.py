@@ -4,9 +4,11 @@
 * :func:`select_datasets` checks the selected names against the catalog and which datasets can
   actually be had (mirror, local copy or URL), so a missing dataset is a clear message before any
   job runs, never a crash deep inside one.
-* :func:`check_config` validates the merged configuration against ``config/schema.yaml`` and
-  reports the first problem in one line naming the key (with the closest valid key for a typo);
-  :func:`exit_on_config_error` turns that into a one-line exit for the Snakefile.
+* :func:`check_config` reads text values as the types ``config/schema.yaml`` wants (``--config``
+  gives nested values as text), validates the merged configuration, cross-checks the names that
+  must exist elsewhere in it, fills in the schema's defaults, and reports the first problem in one
+  line naming the key (with the closest valid key for a typo); :func:`exit_on_config_error` turns
+  that into a one-line exit for the Snakefile.
 * :func:`content_entry` is the part of a catalog entry that decides a parsed dataset's content
   (file names and checksums, format, counts, options), without where the files come from, so that
   changing mirrors or URLs reruns nothing.
@@ -22,10 +24,11 @@ from __future__ import annotations
 import copy
 import difflib
 import logging
+import re
 import sys
 
 from fmeasure.datasets import availability
-from fmeasure.synthetic import check_entry
+from fmeasure.datasets.synthetic import check_entry
 
 log = logging.getLogger(__name__)
 
@@ -157,18 +160,31 @@ def content_entry(config: dict, name: str) -> dict:
     return entry
 
 
-def _schema_at(schema: dict, root: dict) -> dict:
-    ref = schema.get("$ref")
-    if ref and ref.startswith("#/"):
+def _schema_at(schema, root: dict):
+    """``schema`` with a local ``$ref`` (``#/$defs/...``) followed."""
+    while isinstance(schema, dict) and str(schema.get("$ref", "")).startswith("#/"):
         node = root
-        for part in ref[2:].split("/"):
+        for part in schema["$ref"][2:].split("/"):
             node = node[part]
-        return node
+        schema = node
     return schema
 
 
-def _error_line(error, root_schema: dict) -> str:
-    path = ".".join(str(p) for p in error.absolute_path)
+def _key(path) -> str:
+    """The key a user writes for ``path``: ``voting.members[0].fit``; an item of a list is named by
+    its list (``stages``), the message shows the item."""
+    parts = list(path)
+    while parts and isinstance(parts[-1], int):
+        parts.pop()
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _error_line(error, root_schema: dict, prefix: tuple = ()) -> str:
+    """One line naming the key of ``error`` (whose path starts below ``prefix``)."""
+    path = _key(prefix + tuple(error.absolute_path))
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         schema = _schema_at(error.schema, root_schema)
         known = sorted(schema.get("properties", {}))
@@ -181,16 +197,216 @@ def _error_line(error, root_schema: dict) -> str:
                 return f"config key {full!r} is unknown; did you mean {(f'{path}.' if path else '') + close[0]!r}?"
             return f"config key {full!r} is unknown; valid keys here: {', '.join(known)}"
     if error.validator in ("oneOf", "anyOf") and error.context:
+        here = [e for e in error.context if not e.path]
+        if len(here) == len(error.context):  # each alternative refuses the value itself: list them
+            shown = f"{error.instance!r} "
+            reasons = dict.fromkeys(e.message.removeprefix(shown) for e in here)
+            return f"config key {path!r}: {shown}{' or '.join(reasons)}"
         inner = min(error.context, key=lambda e: len(e.message))
-        return f"config key {path!r}: {inner.message}"
+        return f"config key {_key(prefix + tuple(inner.absolute_path))!r}: {inner.message}"
     return f"config key {path or '(top level)'!r}: {error.message}"
 
 
-def check_config(config: dict, schema) -> None:
-    """Validate ``config`` against ``schema`` (a dict or a YAML file); raise one :class:`ConfigError`.
+# ---- text read as the type the schema wants
 
-    The message is one line naming the key: an unknown key gets the closest valid key as a
-    suggestion (``config key 'knn.neighbors' is unknown; did you mean 'knn.neighbours'?``).
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_UNCHANGED = object()
+
+
+def _accepted_types(schema, root: dict) -> set[str] | None:
+    """The JSON types a value may have under ``schema`` (None: any type)."""
+    schema = _schema_at(schema, root)
+    if not isinstance(schema, dict):
+        return None
+    if "type" in schema:
+        return {schema["type"]} if isinstance(schema["type"], str) else set(schema["type"])
+    if "enum" in schema or "const" in schema:
+        return {_json_type(v) for v in schema.get("enum", [schema.get("const")])}
+    branches = schema.get("oneOf") or schema.get("anyOf") or [b for b in (schema.get("then"), schema.get("else")) if b]
+    if branches:
+        parts = [_accepted_types(b, root) for b in branches]
+        return None if None in parts else set().union(*parts)
+    return None
+
+
+def _json_type(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__  # a date read by YAML, say: no JSON type
+
+
+def _read_text(text: str):
+    """``text`` read as YAML (``1e-9``, which YAML 1.1 leaves as text, as a number)."""
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    if isinstance(value, str) and _NUMBER.fullmatch(text.strip()):
+        return float(text)
+    return value
+
+
+def _reading(text: str, schema, root: dict):
+    """What ``text``, refused where it stands, means where ``schema`` wants another type: its YAML
+    reading if that has a type the schema accepts, else (where a list is wanted) its comma-separated
+    names, if it has any; ``_UNCHANGED`` when neither applies (the text is then reported as it is)."""
+    accepted = _accepted_types(schema, root)
+    if accepted is None:
+        return _UNCHANGED
+    value = _read_text(text)
+    kind = _json_type(value)
+    if kind != "string" and (kind in accepted or (kind == "integer" and "number" in accepted)):
+        return value
+    names = [item.strip() for item in text.split(",") if item.strip()]
+    if "array" in accepted and names:  # text without a name is no list (an empty one is written [])
+        return names
+    return _UNCHANGED
+
+
+def _text_reader(validator):
+    """``validator`` that also refuses text where the schema allows text or other types (a peer's
+    grid values) and the text reads as one of the others (``"5"`` as 5), so that it is read."""
+    from jsonschema import ValidationError, validators
+
+    plain = validator.VALIDATORS["type"]
+
+    def type_(checker, types, instance, schema):
+        yield from plain(checker, types, instance, schema)
+        if isinstance(instance, str) and not isinstance(types, str) and "string" in types:
+            kind = _json_type(_read_text(instance))
+            if kind != "string" and (kind in types or (kind == "integer" and "number" in types)):
+                yield ValidationError(f"{instance!r} reads as {kind}")
+
+    return validators.extend(type(validator), {"type": type_})(validator.schema)
+
+
+def _read_text_values(config: dict, validator, root: dict) -> dict:
+    """``config`` with each text value the schema refuses replaced by its :func:`_reading`.
+
+    ``--config`` gives every value below the top level as text (Snakemake reads it with YAML's
+    BaseLoader), and top-level lists as comma-separated text: ``data={download_timeout: 60}``
+    arrives as ``{"download_timeout": "60"}``. Text the schema accepts where it stands, and only
+    as text, is kept as written (a title ``2014`` stays text)."""
+    reader = _text_reader(validator)
+    for _ in range(100):  # each pass replaces text by non-text or by a list of text: few passes
+        changes = {}
+        for error in reader.iter_errors(config):
+            path = tuple(error.absolute_path)
+            if not isinstance(error.instance, str) or path in changes or not path:
+                continue
+            parent = config
+            for part in path[:-1]:
+                parent = parent[part]
+            if parent[path[-1]] is not error.instance:  # e.g. a refused key name (propertyNames)
+                continue
+            value = _reading(error.instance, error.schema, root)
+            if value is not _UNCHANGED:
+                changes[path] = value
+        if not changes:
+            return config
+        for path, value in changes.items():
+            parent = config
+            for part in path[:-1]:
+                parent = parent[part]
+            parent[path[-1]] = value
+    return config
+
+
+def _fill_defaults(config: dict, validator) -> None:
+    """Set the schema's ``default`` of each absent key (optional keys of catalog entries and peers),
+    as ``snakemake.utils.validate`` does."""
+    from jsonschema import validators
+
+    properties = validator.VALIDATORS["properties"]
+
+    def set_defaults(validator, props, instance, schema):
+        if isinstance(instance, dict):
+            for key, sub in props.items():
+                if isinstance(sub, dict) and "default" in sub:
+                    instance.setdefault(key, copy.deepcopy(sub["default"]))
+        yield from properties(validator, props, instance, schema)
+
+    filling = validators.extend(type(validator), {"properties": set_defaults})
+    filling(validator.schema).validate(config)
+
+
+def _check_references(config: dict, validator, root: dict) -> None:
+    """Names that must exist elsewhere in the config (datasets in the catalog, peers to run, the
+    voting members' fits), and each ablation setting's overrides read and checked as keys of its
+    stage's block (in place)."""
+    names = config["datasets"]
+    unknown = [n for n in names if n not in config["catalog"]]
+    if unknown:
+        raise ConfigError(
+            f"config key 'datasets': unknown dataset(s) {unknown}; the catalog knows {sorted(config['catalog'])}"
+        )
+    if len(set(names)) != len(names):
+        raise ConfigError(f"config key 'datasets': duplicate names in {names}")
+    for peer in config["peers"]["run"]:
+        if peer not in config["peers"]["peers"]:
+            raise ConfigError(f"config key 'peers.run': {peer!r} is not defined under peers.peers")
+    fits, members = config["voting"]["fits"], config["voting"]["members"]
+    for k, member in enumerate(members):
+        if member["fit"] not in fits:
+            raise ConfigError(
+                f"config key 'voting.members[{k}].fit': unknown fit {member['fit']!r}; voting.fits defines {sorted(fits)}"
+            )
+    if len({m["name"] for m in members}) != len(members):
+        raise ConfigError(f"config key 'voting.members': names must be unique, got {[m['name'] for m in members]}")
+    for name, spec in config["ablations"]["settings"].items():
+        stage, where = spec["stage"], ("ablations", "settings", name, "overrides")
+        stage_validator = validator.evolve(schema=root["properties"][stage])
+        merged = _read_text_values(_overlay(config[stage], spec["overrides"]), stage_validator, root)
+        errors = list(stage_validator.iter_errors(merged))
+        if errors:
+            import jsonschema
+
+            raise ConfigError(_error_line(jsonschema.exceptions.best_match(errors), root, where))
+        spec["overrides"] = _taken(spec["overrides"], merged)
+
+
+def _overlay(base: dict, overrides: dict) -> dict:
+    """``base`` updated by ``overrides``, nested dicts merged (unknown keys kept, to be reported)."""
+    out = copy.deepcopy(base)
+    for key, value in overrides.items():
+        both = isinstance(value, dict) and isinstance(out.get(key), dict)
+        out[key] = _overlay(out[key], value) if both else copy.deepcopy(value)
+    return out
+
+
+def _taken(overrides: dict, merged: dict) -> dict:
+    """The keys of ``overrides`` with their values in ``merged``."""
+    return {
+        k: _taken(v, merged[k]) if isinstance(v, dict) and isinstance(merged[k], dict) else merged[k]
+        for k, v in overrides.items()
+    }
+
+
+def check_config(config: dict, schema) -> dict:
+    """The configuration read, checked against ``schema`` (a dict or a YAML file) and completed.
+
+    Returns a new dict (``config`` is not changed): text values read as the type the schema wants
+    (``--config data={download_timeout: 60}`` gives the number 60, ``--config stages=data,knn`` the
+    list ``['data', 'knn']``), then validated, cross-checked (datasets in the catalog, peers to run
+    and the voting members' fits defined, ablation overrides valid keys of their stage) and
+    completed with the schema's defaults. Raises one :class:`ConfigError` whose message is one
+    line naming the key: an unknown key gets the closest valid key as a suggestion
+    (``config key 'knn.neighbors' is unknown; did you mean 'knn.neighbours'?``), a wrong value the
+    value and what was expected (``config key 'stages': 'knnn' is not one of ['data', ...]``).
     """
     import jsonschema
     import yaml
@@ -199,11 +415,15 @@ def check_config(config: dict, schema) -> None:
         with open(schema) as fh:
             schema = yaml.safe_load(fh)
     validator = jsonschema.validators.validator_for(schema)(schema)
+    config = _read_text_values(copy.deepcopy(config), validator, schema)
     errors = list(validator.iter_errors(config))
     # A key the user wrote (misspelt, wrong type) says more than one left out.
     written = [e for e in errors if e.validator != "required"]
     if errors:
         raise ConfigError(_error_line(jsonschema.exceptions.best_match(written or errors), schema))
+    _check_references(config, validator, schema)
+    _fill_defaults(config, validator)
+    return config
 
 
 def exit_on_config_error(func, *args, **kwargs):

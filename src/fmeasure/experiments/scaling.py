@@ -1,7 +1,7 @@
 """How each learner's cost grows with the number of instances n and of labels m.
 
 Every (learner, shape) cell is one job: :func:`run_cell` generates a synthetic dataset of that shape
-(:func:`fmeasure.synthetic.generate`), fits the learner on the training part and predicts the test
+(:func:`fmeasure.datasets.synthetic.generate`), fits the learner on the training part and predicts the test
 part under a time limit, and returns the fit and predict seconds (wall), the CPU seconds of both and
 the job's peak resident memory. A cell over its time limit is recorded with ``status = timeout``.
 :func:`write_scaling` gathers the cells into ``results/tables/scaling.csv`` and draws log-log curves
@@ -18,7 +18,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from fmeasure.synthetic import generate
+from fmeasure.datasets.synthetic import generate
 from fmeasure.tables import write_table
 
 __all__ = ["LEARNERS", "cells", "make_learner", "run_cell", "exponents", "write_scaling"]

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .datasets import Dataset, DatasetError
+from fmeasure.datasets._base import Dataset, DatasetError
 
 __all__ = ["SYNTHETIC_KEYS", "SYNTHETIC_DEFAULTS", "check_entry", "generate"]
 
