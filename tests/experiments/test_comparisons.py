@@ -116,3 +116,19 @@ def test_cd_diagram_is_drawn(tmp_path):
     ranks, s = C.rank_systems(SCORES, "C")
     C.write_cd_diagram(ranks, s, tmp_path / "cd.png", tmp_path / "cd.pdf", labels={"C": "C (reference)"})
     assert (tmp_path / "cd.png").stat().st_size > 5_000 and (tmp_path / "cd.pdf").is_file()
+
+
+def test_rank_systems_no_system_differs_unless_the_friedman_test_rejects():
+    # A first and R last on three datasets, B, C, D rotating through ranks 2-4 (mean rank 3 each):
+    # chi2 = 12 * 3 / (5 * 6) * ((1 - 3)^2 + (5 - 3)^2) = 9.6 with 4 degrees of freedom, p = e^-4.8 * 5.8
+    # = 0.0477 > 0.0455; yet A's z against R, (1 - 5) / sqrt(30 / 18), gives a Holm p of 0.008
+    scores = pd.DataFrame(
+        {"A": [10.0, 10, 10], "B": [9.0, 7, 8], "C": [8.0, 9, 7], "D": [7.0, 8, 9], "R": [1.0, 1, 1]},
+        index=["d1", "d2", "d3"],
+    )
+    ranks, s = C.rank_systems(scores, "R")
+    r = ranks.set_index("system")
+    assert s["friedman_chi2"] == pytest.approx(9.6) and s["friedman_p"] == pytest.approx(math.exp(-4.8) * 5.8)
+    assert r.loc["A", "p_holm"] == pytest.approx(4 * _p(4 / math.sqrt(30 / 18)))
+    assert r.loc["A", "p_holm"] < C.alpha_of(2.0) < s["friedman_p"]
+    assert r.vs_reference.tolist() == ["tie", "tie", "tie", "tie", "reference"]
