@@ -225,7 +225,11 @@ def test_adapter_gives_every_system_the_same_seed_cap_and_folds(adapter, monkeyp
     )
     monkeypatch.setattr(fmeasure, "FOptimalSearchCV", Recorder, raising=False)
     boomer = adapter.make("boomer", {"max_rules": 10}, spec)
-    assert boomer.kwargs == {"binary_predictor": "gfm", "random_state": 7, "max_rules": 10}
+    pools = {"parallel_rule_refinement": "true{num_preferred_threads=2}"}
+    pools["parallel_statistic_update"] = pools["parallel_rule_refinement"]
+    assert boomer.kwargs == {"binary_predictor": "gfm", "random_state": 7, "max_rules": 10, **pools}
+    one = adapter.make("boomer", {}, {**spec, "threads": 1}).kwargs
+    assert one["parallel_rule_refinement"] == one["parallel_statistic_update"] == "false"
     assert adapter.make("boomer", {}, {**spec, "seed": 0}).kwargs["random_state"] == 1  # BOOMER needs >= 1
     ewf1 = adapter.make("ewf1", {"C": 2.0}, spec)
     assert ewf1.args[0].max_iter == 1000 and ewf1.args[0].C == 2.0

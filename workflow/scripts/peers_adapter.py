@@ -29,7 +29,11 @@ def make(peer, params, spec):
     if peer == "boomer":
         from mlrl.boosting import Boomer
 
-        return Boomer(binary_predictor="gfm", random_state=max(1, seed), **params)
+        # training on the job's threads; prediction keeps BOOMER's default (0.12.3's GFM predictor
+        # crashes when told to predict without parallelism)
+        pool = "false" if threads == 1 else f"true{{num_preferred_threads={threads}}}"
+        pools = {"parallel_rule_refinement": pool, "parallel_statistic_update": pool}
+        return Boomer(binary_predictor="gfm", random_state=max(1, seed), **{**pools, **params})
     if peer == "ewf1":
         from example_wise_f1_maximizer import ExampleWiseF1Maximizer
         from sklearn.linear_model import LogisticRegression
