@@ -435,7 +435,6 @@ def test_check_config_names_the_key():
         "default",
         "tuned",
     ]
-    assert peers.ranked_setting(cfg | {"settings": ["default"]}, "ewf1") == "default"
 
 
 def test_build_env_reuses_refuses_and_fails_cleanly(tmp_path):

@@ -28,7 +28,7 @@ def _instances(workdir, dataset, method, setting):
 
 
 def test_peers_stage_on_small_data_then_in_the_report(tmp_path):
-    run_snakemake(tmp_path, "--quiet", "progress", "peers_all", "--config", "stages=data", timeout=1800)
+    run_snakemake(tmp_path, "peers_all", "--quiet", "progress", "--config", "stages=data", timeout=1800)
     table = pd.read_csv(tmp_path / "results" / "tables" / "peers.csv")
     assert table.columns.tolist() == TABLE_COLUMNS
     # the declared reference has one row per dataset, and nothing else is a reference

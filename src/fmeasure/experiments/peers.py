@@ -70,7 +70,6 @@ __all__ = [
     "title",
     "is_peer",
     "system_settings",
-    "ranked_setting",
     "check_config",
     "ENV_RECORD",
     "EnvRefused",
@@ -136,13 +135,6 @@ def system_settings(peers_cfg: dict, name: str) -> list[str]:
     if peers_cfg["peers"][name].get("tunes_itself", False):
         return ["tuned"]
     return list(peers_cfg["settings"])
-
-
-def ranked_setting(peers_cfg: dict, name: str) -> str:
-    """The one setting of ``name`` that the reference comparison across datasets ranks: ``tuned``
-    when it runs tuned (every system then had its tuning budget on the training set), else ``default``."""
-    settings = system_settings(peers_cfg, name)
-    return "tuned" if "tuned" in settings else settings[0]
 
 
 def check_config(peers_cfg: dict, run: list[str]) -> None:
@@ -793,7 +785,7 @@ def write_by_dataset(table: pd.DataFrame, csv_path, md_path, *, reference: str, 
     caption = (
         "Peers by dataset: test F (%) of each system over the seeds (mean ± standard deviation; seeds: their "
         "number), each in its tuned setting (a package without one: its defaults). + (-): better (worse) than "
-        f"the reference, {title(reference)}, by more than {z:g} paired standard errors after Holm's correction over "
+        f"the reference ({reference}) by more than {z:g} paired standard errors after Holm's correction over "
         "the dataset's comparisons. Keys: " + "; ".join(f"{m}: {title(m)}" for m in methods) + "."
     )
     out = pd.DataFrame(tidy, columns=["dataset", "method", "setting", "n_seeds", "f", "f_sd", "vs_reference"])
@@ -814,7 +806,7 @@ def write_figure(table: pd.DataFrame, png_path, pdf_path=None, *, reference: str
     t = t[(t.status == "ran") & ~t.reference]
     datasets = list(dict.fromkeys(table.dataset))
     methods = list(dict.fromkeys(t.method))
-    fig, ax = plt.subplots(figsize=(max(6.5, 0.9 * len(datasets) + 3), 4.5))
+    fig, ax = plt.subplots(figsize=(max(8.0, 0.9 * len(datasets) + 5), 4.5))
     width = 0.8 / max(1, len(methods))
     markers = ["o", "s", "^", "v", "D", "P", "X", "<", ">", "h"]
     for j, m in enumerate(methods):
@@ -833,7 +825,7 @@ def write_figure(table: pd.DataFrame, png_path, pdf_path=None, *, reference: str
     ax.set_xticks(np.arange(len(datasets)), datasets, rotation=30, ha="right")
     ax.set_ylabel(f"test F minus the reference's (points), ±{z:g} SE")
     ax.set_title(f"Each system against the reference, {title(reference)}", fontsize=9)
-    ax.legend(fontsize=6.5, ncol=2, loc="best")
+    ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
     fig.savefig(png_path, dpi=150)
     if pdf_path:
