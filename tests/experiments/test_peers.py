@@ -1,8 +1,11 @@
-"""The peers stage: the capped GFM against brute force, the protocol (constant labels, scaling,
-tuning on the training set only), the table and findings by hand, the environment builder."""
+"""The peers stage: the capped GFM against brute force, the protocol (constant labels, the feature
+rule, seeds, tuning on the training set only), the table, ranks and findings against the declared
+reference by hand, the environment builder and its refusal."""
 
+import importlib.util
 import itertools
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -75,13 +78,24 @@ def test_capped_gfm_equals_brute_force_over_small_sets(seed):
         assert sum(p * _f(y, h) for y, p in zip(support, probs)) == pytest.approx(v, abs=1e-12)
 
 
-def test_drop_constant_and_standardise_by_hand():
+def test_drop_constant_and_preprocess_by_hand():
     Y = np.array([[1, 0, 1], [1, 1, 1], [1, 0, 1]])
     keep, values = peers.drop_constant(Y)
     assert keep.tolist() == [False, True, False] and values[[0, 2]].tolist() == [1, 1]
-    X = np.array([[1.0, 5.0], [3.0, 5.0]])
-    a, b = peers.standardise(X, np.array([[2.0, 6.0]]))
-    assert a.tolist() == [[-1.0, 0.0], [1.0, 0.0]] and b.tolist() == [[0.0, 1.0]]
+    # column 0: an indicator (0/1), left as it is; 1 and 2: standardised (mean 3, sd sqrt(8/3); mean 1,
+    # sd sqrt(2/3)); 3: constant 5, centred to 0
+    X = np.array([[0.0, 1.0, 2.0, 5.0], [1.0, 3.0, 0.0, 5.0], [1.0, 5.0, 1.0, 5.0]])
+    a, b = peers.preprocess(X, np.array([[0.0, 7.0, 4.0, 6.0]]))
+    s1, s2 = np.sqrt(8 / 3), np.sqrt(2 / 3)
+    assert a[:, 0].tolist() == [0.0, 1.0, 1.0] and a[:, 3].tolist() == [0.0, 0.0, 0.0]
+    assert a[:, 1] == pytest.approx([-2 / s1, 0.0, 2 / s1]) and a[:, 2] == pytest.approx([1 / s2, -1 / s2, 0.0])
+    assert b[0] == pytest.approx([0.0, 4 / s1, 3 / s2, 1.0])
+    # sparse: the same rule without centring (zeros stay zeros); the constant column is left as it is
+    import scipy.sparse as sparse
+
+    a, b = peers.preprocess(sparse.csr_matrix(X), sparse.csr_matrix([[0.0, 7.0, 4.0, 6.0]]))
+    assert a[:, 0].tolist() == [0.0, 1.0, 1.0] and a[:, 3].tolist() == [5.0, 5.0, 5.0]
+    assert a[:, 1] == pytest.approx([1 / s1, 3 / s1, 5 / s1]) and b[0] == pytest.approx([0.0, 7 / s1, 4 / s2, 6.0])
 
 
 def test_grid_points_bad_grid_names_the_key():
@@ -111,12 +125,13 @@ def test_run_peer_constant_label_and_scikit_learn_reference():
     rec, inst = peers.run_peer(
         ds, "sklearn_br", "default", grid={}, cv=3, seed=1, python=sys.executable, adapter=ADAPTER
     )
+    # no 0/1 column in the toy features: the stage's rule is scikit-learn's StandardScaler here
     sc = StandardScaler().fit(ds.X_train)
-    ref = MultiOutputClassifier(LogisticRegression()).fit(sc.transform(ds.X_train), ds.Y_train[:, :3])
+    ref = MultiOutputClassifier(LogisticRegression(max_iter=1000)).fit(sc.transform(ds.X_train), ds.Y_train[:, :3])
     H = np.column_stack([ref.predict(sc.transform(ds.X_test)), np.zeros(len(ds.X_test), int)])
     f = [_f(y, h) for y, h in zip(ds.Y_test, H)]
-    assert rec["f"] == pytest.approx(100 * np.mean(f))
-    assert inst.f.to_numpy() == pytest.approx(100 * np.asarray(f))
+    assert rec["f"] == pytest.approx(100 * np.mean(f)) and rec["status"] == "ran" and rec["seed"] == 1
+    assert inst.f.to_numpy() == pytest.approx(100 * np.asarray(f)) and set(inst.seed) == {1}
     assert rec["mean_set_size"] == pytest.approx(H.sum(1).mean())
 
 
@@ -127,25 +142,25 @@ def test_run_peer_our_extratrees_route_is_exact_gfm_on_its_leaves():
     from fmeasure import FOptimalClassifier
 
     ds = _toy(constant=False)
-    params = {"n_estimators": 7, "min_samples_leaf": 3}
-    rec, inst = peers.run_peer(
-        ds, "fopt_extratrees", "default", grid={}, cv=3, seed=2, python=sys.executable, adapter=ADAPTER
-    )
-    assert rec["source"] == "ours"
+    # n_estimators is given in every setting; the grid has one point: taken without cross-validation
     rec, inst = peers.run_peer(
         ds,
         "fopt_extratrees",
         "tuned",
-        grid={k: [v] for k, v in params.items()},
+        params={"n_estimators": 7},
+        grid={"min_samples_leaf": [3]},
         cv=3,
         seed=2,
         python=sys.executable,
         adapter=ADAPTER,
     )
+    assert rec["source"] == "ours" and rec["n_candidates"] == 1 and rec["tuning_s"] == 0.0
+    assert np.isnan(rec["cv_f"]) and json.loads(rec["params"]) == {"min_samples_leaf": 3}
     # the same forest in this process gives the same test F, and each of its predictions has the
     # largest expected F over {0,1}^3 under the leaves' weighted label vectors (brute force)
     sc = StandardScaler().fit(ds.X_train)
-    clf = FOptimalClassifier(ExtraTreesClassifier(random_state=2, **params)).fit(sc.transform(ds.X_train), ds.Y_train)
+    forest = ExtraTreesClassifier(random_state=2, n_estimators=7, min_samples_leaf=3)
+    clf = FOptimalClassifier(forest, random_state=2).fit(sc.transform(ds.X_train), ds.Y_train)
     H = clf.predict(sc.transform(ds.X_test))
     assert rec["f"] == pytest.approx(100 * np.mean([_f(y, h) for y, h in zip(ds.Y_test, H)]))
     Ys, w = clf.label_samples(sc.transform(ds.X_test))
@@ -175,59 +190,325 @@ def test_adapter_failure_is_one_line_naming_the_peer(tmp_path):
         peers.run_adapter(sys.executable, ADAPTER, "nosuch", [(ds.X_train, ds.Y_train, ds.X_test, {})])
 
 
-def _inst(path, dataset, method, setting, f):
-    df = pd.DataFrame({"dataset": dataset, "method": method, "instance": np.arange(len(f)), "f": f})
-    if setting is not None:
-        df["setting"] = setting
-    df.to_csv(path, index=False)
-    return path
+@pytest.fixture
+def adapter():
+    spec = importlib.util.spec_from_file_location("peers_adapter", ADAPTER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_table_and_findings_by_hand(tmp_path):
-    ours = [
-        _inst(tmp_path / "efp.csv", "d", "efp", None, [100.0, 0.0, 100.0, 50.0]),
-        _inst(tmp_path / "br.csv", "d", "br", None, [0.0, 0.0, 100.0, 50.0]),
+def test_adapter_gives_every_system_the_same_seed_cap_and_folds(adapter, monkeypatch):
+    import types
+
+    import fmeasure
+
+    assert peers.logistic_max_iter() == 1000  # fmeasure's tuned logistic models: fit_logistic_cv(max_iter=1000)
+    spec = {"seed": 7, "cv": 4, "threads": 2, "max_iter": peers.logistic_max_iter()}
+    for name in ("sklearn_br", "sklearn_cc"):
+        params = adapter.make(name, {"C": 0.5}, spec).get_params()
+        assert params["estimator__max_iter"] == 1000 and params["estimator__C"] == 0.5, name
+    forest = adapter.make("fopt_extratrees", {"n_estimators": 5}, spec).get_params()
+    assert forest["estimator__random_state"] == 7 and forest["random_state"] == 7 and forest["estimator__n_jobs"] == 2
+    efp = adapter.make("efp", {"Cs": [1.0]}, spec)
+    assert (efp.cv, efp.random_state, efp.standardize, efp.n_jobs, tuple(efp.Cs)) == (4, 7, False, 2, (1.0,))
+
+    # the peers of their own environments, and FOptimalSearchCV, through stand-ins of their classes
+    class Recorder:
+        def __init__(self, *args, **kwargs):
+            self.args, self.kwargs = args, kwargs
+
+    monkeypatch.setitem(sys.modules, "mlrl", types.ModuleType("mlrl"))
+    monkeypatch.setitem(sys.modules, "mlrl.boosting", types.SimpleNamespace(Boomer=Recorder))
+    monkeypatch.setitem(
+        sys.modules, "example_wise_f1_maximizer", types.SimpleNamespace(ExampleWiseF1Maximizer=Recorder)
+    )
+    monkeypatch.setattr(fmeasure, "FOptimalSearchCV", Recorder, raising=False)
+    boomer = adapter.make("boomer", {"max_rules": 10}, spec)
+    pools = {"parallel_rule_refinement": "true{num_preferred_threads=2}"}
+    pools["parallel_statistic_update"] = pools["parallel_rule_refinement"]
+    assert boomer.kwargs == {"binary_predictor": "gfm", "random_state": 7, "max_rules": 10, **pools}
+    one = adapter.make("boomer", {}, {**spec, "threads": 1}).kwargs
+    assert one["parallel_rule_refinement"] == one["parallel_statistic_update"] == "false"
+    assert adapter.make("boomer", {}, {**spec, "seed": 0}).kwargs["random_state"] == 1  # BOOMER needs >= 1
+    ewf1 = adapter.make("ewf1", {"C": 2.0}, spec)
+    assert ewf1.args[0].max_iter == 1000 and ewf1.args[0].C == 2.0
+    search = adapter.make("fopt_search", {}, spec)
+    assert search.kwargs == {"cv": 4, "random_state": 7, "n_jobs": 2}
+    search.best_candidate_, search.best_params_ = "forest", {"min_samples_leaf": 3}
+    assert json.loads(adapter.chosen(search)) == {"best_candidate_": "forest", "best_params_": {"min_samples_leaf": 3}}
+    assert adapter.chosen(boomer) == ""
+
+
+def _runs(rows, seeds=(1, 2)):
+    """Records and instances of runs on dataset d: rows is {(method, setting): [F per instance, per seed]}."""
+    records, frames = [], []
+    for (method, setting), per_seed in rows.items():
+        for seed, f in zip(seeds, per_seed):
+            rec = {"dataset": "d", "method": method, "setting": setting, "seed": seed}
+            if f is None:
+                records.append(rec | {"status": "not run", "reason": "peer ewf1: needs Python 3.11"})
+                continue
+            rec |= {"status": "ran", "f": float(np.mean(f)), "fit_s": 1.0, "predict_s": 0.5, "tuning_s": 0.0}
+            records.append(rec | {"mean_set_size": 2.0, "params": '{"C": 1.0}', "chosen": ""})
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "dataset": "d",
+                        "method": method,
+                        "setting": setting,
+                        "seed": seed,
+                        "instance": range(len(f)),
+                        "f": f,
+                    }
+                )
+            )
+    return records, pd.concat(frames, ignore_index=True)
+
+
+REF = [100.0, 20.0, 100.0, 50.0]
+ROWS = {
+    ("fopt_extratrees", "tuned"): [REF, REF],
+    ("boomer", "default"): [[100.0, 100.0, 0.0, 50.0], [100.0, 100.0, 100.0, 50.0]],
+    ("mlknn", "default"): [[90.0, 10.0, 90.0, 40.0]] * 2,  # 10 points below the reference everywhere
+    ("efp", "tuned"): [[100.0, 20.0, 100.0, 40.0]] * 2,
+    ("ewf1", "default"): [None, None],
+}
+
+
+def test_table_by_hand():
+    records, inst = _runs(ROWS)
+    t = peers.run_table(records, inst, reference="fopt_extratrees", n_boot=4000).set_index("method")
+    assert list(peers.run_table(records, inst, reference="fopt_extratrees", n_boot=10).columns) == peers.TABLE_COLUMNS
+    ref = t.loc["fopt_extratrees"]
+    assert ref.reference and ref.f == 67.5 and ref.f_sd == 0.0 and ref.diff_to_reference == 0.0 and ref.diff_se == 0.0
+    assert ref.vs_reference == "reference" and ref.n_seeds == 2
+    # boomer: seeds' F 62.5 and 87.5; seed-averaged per instance [100, 100, 50, 50]
+    b = t.loc["boomer"]
+    assert b.f == 75.0 and b.f_sd == pytest.approx(np.std([62.5, 87.5], ddof=1))
+    assert b.se == pytest.approx(np.std([100, 100, 50, 50], ddof=1) / 2) and b.diff_to_reference == 7.5
+    # the paired bootstrap SE of a mean difference is close to its plug-in SE, sd(d) / sqrt(n) (ddof 0)
+    for m, d in (("boomer", [0, 80, -50, 0]), ("efp", [0, 0, 0, -10])):
+        assert t.loc[m, "diff_se"] == pytest.approx(np.std(d) / 2, rel=0.1), m
+    # a constant difference has SE 0: clearly worse; the others are ties after Holm
+    assert t.loc["mlknn", "diff_to_reference"] == -10.0 and t.loc["mlknn", "diff_se"] == 0.0
+    p = [math.erfc(abs(t.loc[m, "diff_to_reference"]) / t.loc[m, "diff_se"] / math.sqrt(2)) for m in ("boomer", "efp")]
+    assert t.loc[["boomer", "efp"], "p_holm"].tolist() == pytest.approx(_holm3(p[0], p[1], 0.0)[:2])
+    assert t.loc["mlknn", "p_holm"] == 0.0
+    assert t.loc[["boomer", "mlknn", "efp"], "vs_reference"].tolist() == ["tie", "worse", "tie"]
+    assert t.loc["ewf1", "status"] == "not run: peer ewf1: needs Python 3.11" and np.isnan(t.loc["ewf1", "f"])
+    assert t.loc["ewf1", "vs_reference"] == "not run"
+    assert t.loc["boomer", "source"] == "peer" and t.loc["efp", "source"] == "ours"
+
+
+def _holm3(a, b, c):
+    """Holm's adjusted p-values of three tests, by hand: sorted p times 3, 2, 1, kept monotone."""
+    p = np.array([a, b, c])
+    order = np.argsort(p)
+    adj = np.minimum(1.0, np.maximum.accumulate(p[order] * np.array([3, 2, 1])))
+    out = np.empty(3)
+    out[order] = adj
+    return out.tolist()
+
+
+def test_table_refuses_a_missing_reference_or_seed():
+    records, inst = _runs(ROWS)
+    with pytest.raises(ValueError, match="the reference 'lfp' has no run"):
+        peers.run_table(records, inst, reference="lfp", n_boot=10)
+    short = inst[~((inst.method == "efp") & (inst.seed == 2))]
+    with pytest.raises(ValueError, match="efp tuned: per-instance scores missing for some seeds"):
+        peers.run_table(records, short, reference="fopt_extratrees", n_boot=10)
+
+
+def _ranks_table(order, n=10, missing=()):
+    """A peers table over n datasets where the systems' F follow ``order`` (best first) everywhere."""
+    rows = []
+    for i in range(n):
+        for rank, m in enumerate(order):
+            ran = (m, f"d{i}") not in missing and m != "ewf1"
+            rows.append(
+                {"dataset": f"d{i}", "method": m, "setting": "tuned", "status": "ran" if ran else "not run: x"}
+                | {"f": 90.0 - 10 * rank + i if ran else np.nan, "reference": m == "fopt_extratrees"}
+            )
+    return pd.DataFrame(rows)
+
+
+def test_ranks_by_hand_and_the_systems_left_out():
+    t = _ranks_table(["boomer", "mlknn", "fopt_extratrees", "efp", "ewf1"], missing=[("efp", "d3")])
+    ranks, s = peers.run_ranks(t, reference="fopt_extratrees")
+    r = ranks.set_index("method")
+    # ranked: boomer 1, mlknn 2, fopt_extratrees 3 on every dataset; efp misses d3, ewf1 never ran
+    assert r.loc[["boomer", "mlknn", "fopt_extratrees"], "mean_rank"].tolist() == [1.0, 2.0, 3.0]
+    assert r.loc["efp", "vs_reference"] == "not ranked: not run on d3"
+    assert r.loc["ewf1", "vs_reference"] == "not ranked: not run on any dataset"
+    # chi2 = 12 N / (k (k + 1)) (1 + 4 + 9 - 12) = 20; z of boomer (3 - 1) / sqrt(12 / 60), of mlknn 1 / sqrt(0.2)
+    assert s["friedman_chi2"] == pytest.approx(20.0) and r.loc["boomer", "reference"] == False  # noqa: E712
+    z_b, z_m = 2 / math.sqrt(0.2), 1 / math.sqrt(0.2)
+    p_b, p_m = (math.erfc(z / math.sqrt(2)) for z in (z_b, z_m))
+    assert r.loc["boomer", "p_holm"] == pytest.approx(2 * p_b) and r.loc["mlknn", "p_holm"] == pytest.approx(p_m)
+    assert r.loc[["boomer", "mlknn"], "vs_reference"].tolist() == ["better", "better"]
+    table = t.assign(source=["peer" if peers.is_peer(m) else "ours" for m in t.method])
+    table = table.assign(diff_to_reference=0.0, diff_se=1.0, vs_reference="tie")
+    rows = {x["claim_id"]: x for x in peers.run_findings(table, ranks, reference="fopt_extratrees")}
+    assert rows["peers.ranks"]["verdict"] == "contradicted" and rows["peers.ranks"]["margin"] == pytest.approx(-2.0)
+    assert rows["peers.ranks"]["se"] == pytest.approx(math.sqrt(0.2))
+    # too few systems: no test, and the finding says why
+    ranks, s = peers.run_ranks(_ranks_table(["boomer", "fopt_extratrees"]), reference="fopt_extratrees")
+    assert "at least 3 systems" in s["reason"] and ranks.friedman_chi2.isna().all()
+
+
+def test_findings_reference_against_each_peer_by_hand():
+    records, inst = _runs(ROWS)
+    t = peers.run_table(records, inst, reference="fopt_extratrees", n_boot=2000)
+    ranks, _ = peers.run_ranks(_ranks_table(["fopt_extratrees", "boomer", "mlknn"]), reference="fopt_extratrees")
+    rows = {x["claim_id"]: x for x in peers.run_findings(t, ranks, reference="fopt_extratrees")}
+    ref = rows["peers.reference"]
+    # two peer rows ran: mlknn 10 points below everywhere (SE 0: the reference better), boomer a tie
+    assert ref["verdict"] == "not confirmed" and ref["margin"] == -7.5
+    assert "better in 1 of 2, the peer better in 0, 1 ties; weakest: d vs boomer (default)" in ref["evidence"]
+    # across datasets the reference is first everywhere and both peers are clearly below it
+    assert rows["peers.ranks"]["verdict"] == "confirmed" and rows["peers.ranks"]["margin"] == pytest.approx(1.0)
+    # a peer clearly better on one dataset contradicts the claim
+    worse = t.assign(vs_reference=np.where(t.method == "boomer", "better", t.vs_reference))
+    assert peers.run_findings(worse, ranks, reference="fopt_extratrees")[0]["verdict"] == "contradicted"
+    only_ours = t[t.source == "ours"]
+    assert peers.run_findings(only_ours, ranks, reference="fopt_extratrees")[0]["verdict"].startswith("not run")
+
+
+def test_write_run_marks_a_refused_environment_not_run(tmp_path):
+    ds = _toy(constant=False)
+    env = {"status": "refused", "reason": "peer ewf1: needs Python 3.99 for ewf1.txt"}
+    kw = {"grid": {}, "cv": 2, "seed": 1, "adapter": ADAPTER, "log_to": None}
+    rec = peers.write_run(
+        ds,
+        "ewf1",
+        "default",
+        python="/nonexistent/python",
+        env=env,
+        **kw,
+        record_path=tmp_path / "r.json",
+        instances_path=tmp_path / "i.csv.gz",
+    )
+    assert rec["status"] == "not run" and rec["reason"] == env["reason"]
+    assert json.loads((tmp_path / "r.json").read_text())["status"] == "not run"
+    assert len(pd.read_csv(tmp_path / "i.csv.gz")) == 0
+    # an environment whose Python is not the one it was built for is an error, not a run
+    env = {"status": "ok", "python_needs": ["2.7"]}
+    with pytest.raises(RuntimeError, match=r"peer sklearn_br: its environment runs Python 3\.\d+\.\d+, built for 2\.7"):
+        peers.write_run(
+            ds,
+            "sklearn_br",
+            "default",
+            python=sys.executable,
+            env=env,
+            **kw,
+            record_path=tmp_path / "r2.json",
+            instances_path=tmp_path / "i2.csv.gz",
+        )
+
+
+def test_check_config_names_the_key():
+    from fmeasure.experiments.config import ConfigError
+
+    cfg = {
+        "reference": "fopt_extratrees",
+        "seeds": [1, 2],
+        "settings": ["default", "tuned"],
+        "peers": {"fopt_extratrees": {"env": "project"}, "ewf1": {"env": "envs/peers/ewf1.txt", "python": ["3.11"]}},
+    }
+    peers.check_config(cfg, ["fopt_extratrees", "ewf1"])
+    with pytest.raises(ConfigError, match="'peers.reference': 'fopt_extratrees' is not in peers.run"):
+        peers.check_config(cfg, ["ewf1"])
+    with pytest.raises(ConfigError, match="'peers.reference': 'ewf1' is a peer"):
+        peers.check_config(cfg | {"reference": "ewf1"}, ["fopt_extratrees", "ewf1"])
+    with pytest.raises(ConfigError, match="'peers.run': 'boomer' is not defined"):
+        peers.check_config(cfg, ["fopt_extratrees", "boomer"])
+    with pytest.raises(ConfigError, match="'peers.peers.ewf1.python'"):
+        peers.check_config(
+            cfg | {"peers": cfg["peers"] | {"ewf1": {"env": "envs/peers/ewf1.txt"}}}, ["fopt_extratrees", "ewf1"]
+        )
+    with pytest.raises(ConfigError, match="'peers.seeds': duplicate"):
+        peers.check_config(cfg | {"seeds": [1, 1]}, ["fopt_extratrees"])
+    # a system that tunes itself runs once, as tuned
+    cfg["peers"]["fopt_extratrees"]["tunes_itself"] = True
+    assert peers.system_settings(cfg, "fopt_extratrees") == ["tuned"] and peers.system_settings(cfg, "ewf1") == [
+        "default",
+        "tuned",
     ]
-    peer = [_inst(tmp_path / "p.csv", "d", "boomer", "default", [100.0, 100.0, 0.0, 50.0])]
-    records = [
-        {"dataset": "d", "method": "boomer", "setting": "default", "fit_s": 1.0, "predict_s": 0.5}
-        | {"mean_set_size": 2.0, "params": "{}"}
-    ]
-    t = peers.run_table(records, peer, ours, n_boot=200).set_index(["method", "setting"])
-    assert t.at[("efp", "tuned"), "f"] == 62.5 and t.at[("efp", "tuned"), "diff_to_best_ours"] == 0.0
-    assert t.at[("boomer", "default"), "f"] == 62.5 and t.at[("boomer", "default"), "diff_to_best_ours"] == 0.0
-    assert t.at[("br", "tuned"), "diff_to_best_ours"] == -25.0 and t.at[("br", "tuned"), "diff_se"] > 0
-    assert t.at[("boomer", "default"), "source"] == "peer" and t.at[("efp", "tuned"), "source"] == "ours"
-    assert peers.is_peer("boomer") and not peers.is_peer("fopt_extratrees") and not peers.is_peer("efp")
-    assert peers.title("efp") == "EFP" and peers.title("fopt_extratrees").startswith("FOptimalClassifier")
-    # SE of the mean of [100, 0, 100, 50]: sd 47.87 / 2
-    assert t.at[("efp", "tuned"), "se"] == pytest.approx(np.std([100, 0, 100, 50], ddof=1) / 2)
-    rows = {r["claim_id"]: r for r in peers.run_findings(t.reset_index(), peer, ours, {"efp", "br"}, n_boot=200)}
-    assert rows["peers.paper_best"]["margin"] == pytest.approx(0.0)
-    assert rows["peers.paper_best"]["verdict"] == "not confirmed"
 
 
-def test_build_env_reuses_and_fails_cleanly(tmp_path):
+def test_build_env_reuses_refuses_and_fails_cleanly(tmp_path):
+    here = f"{sys.version_info.major}.{sys.version_info.minor}"
     req = tmp_path / "r.txt"
     req.write_text("# nothing to install\n")
-    rec = peers.build_env(req, tmp_path / "env")
-    assert not rec["reused"] and peers.env_python(tmp_path / "env").exists()
-    assert rec["python"].startswith("3.")
-    again = peers.build_env(req, tmp_path / "env")
+    rec = peers.build_env(req, tmp_path / "env", python_versions=[here])
+    assert not rec["reused"] and peers.env_python(tmp_path / "env").exists() and rec["status"] == "ok"
+    assert rec["python"].startswith(here + ".") and rec["python_needs"] == [here]
+    again = peers.build_env(req, tmp_path / "env", python_versions=[here])
     assert again["reused"] and again["build_s"] == 0.0
+    with pytest.raises(peers.EnvRefused, match=r"^peer toy: needs Python 2\.7 for r\.txt; this interpreter is 3\."):
+        peers.build_env(req, tmp_path / "env3", python_versions=["2.7"], peer="toy")
+    assert not (tmp_path / "env3").exists()
     bad = tmp_path / "bad.txt"
     bad.write_text("this is not === a requirement\n")
     with pytest.raises(RuntimeError, match=r"bad\.txt: pip install failed"):
-        peers.build_env(bad, tmp_path / "env2")
+        peers.build_env(bad, tmp_path / "env2", python_versions=[here])
     assert not (tmp_path / "env2").exists() and not (tmp_path / "env2.partial").exists()
 
 
-def test_exactness_table_hand_row_and_efp_rows(tmp_path):
+def test_find_python_takes_the_running_interpreter_or_none():
+    here = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert peers.find_python([here]) == (sys.executable, ".".join(map(str, sys.version_info[:3])))
+    assert peers.find_python(["2.7"]) is None
+
+
+def test_exactness_counts_the_capped_losses_by_brute_force(tmp_path):
+    from fmeasure.experiments.parametric import make_learner
+
+    # one label of three per training example, so the cap is 1; where two or three labels are
+    # likely, the exact GFM predicts more than one and the capped search cannot
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((240, 3))
+    c = np.argmax(X + 0.8 * rng.standard_normal((240, 3)), axis=1)
+    Y = np.eye(3, dtype=np.int8)[c]
+    ds = Dataset("one-of-three", X[:160], Y[:160], X[160:], Y[160:])
     cfg = {"Cs": [1.0], "cv": 2, "seed": 1}
-    row = peers.run_exactness(_toy(constant=False, n=150), cfg)
-    assert row["cap"] == 3 and 0 <= row["n_wrong"] <= row["n"] == 50
-    assert row["mean_loss"] >= 0 and row["max_loss"] >= 0
+    row = peers.run_exactness(ds, cfg)
+    P, p0 = make_learner("EFP", cfg).fit(ds.X_train, ds.Y_train).predict_p_matrix(ds.X_test)
+    sets = [np.array(h) for h in itertools.product([0, 1], repeat=3)]
+
+    def expected_f(Pi, q0, h):  # E[F(h)] = P(y = 0) [h = 0] + sum_i h_i sum_s P[i, s] 2 / (s + |h|)
+        k = h.sum()
+        return q0 if k == 0 else sum(Pi[i, s] * 2 / (s + 1 + k) for i in range(3) if h[i] for s in range(3))
+
+    losses = []
+    for Pi, q0 in zip(P, np.broadcast_to(p0, len(P))):
+        values = [expected_f(Pi, q0, h) for h in sets]
+        exact = max(values)
+        capped = max(v for v, h in zip(values, sets) if h.sum() <= 1)
+        losses.append(100 * (exact - capped))
+    losses = np.array(losses)
+    assert row["cap"] == 1 and row["n"] == 80
+    assert row["n_wrong"] == int((losses > 1e-7).sum()) > 0
+    assert row["mean_loss"] == pytest.approx(losses.mean()) and row["max_loss"] == pytest.approx(losses.max())
     t = peers.write_exactness([row], tmp_path / "e.csv", tmp_path / "e.md")
     hand = t.iloc[0]
     assert hand.dataset == "by hand" and hand.n_wrong == 1 and hand.max_loss == pytest.approx(15.0)
     assert "by hand" in (tmp_path / "e.md").read_text()
+
+
+def test_analysis_sentences_from_the_tables(tmp_path):
+    records, inst = _runs(ROWS)
+    t = peers.run_table(records, inst, reference="fopt_extratrees", n_boot=200)
+    t.to_csv(tmp_path / "peers.csv", index=False)
+    ranks, _ = peers.run_ranks(
+        _ranks_table(["fopt_extratrees", "boomer", "mlknn", "ewf1"]), reference="fopt_extratrees"
+    )
+    ranks.to_csv(tmp_path / "peers_ranks.csv", index=False)
+    lines, dev = peers.analysis(tmp_path)
+    text = "\n".join(lines)
+    assert dev == [] and "FOptimalClassifier(ExtraTrees)" in text and "1 datasets, 2 seeds" in text
+    assert "Friedman chi2 = 20.00" in text and "position 1 of 3" in text
+    assert "2 systems rank significantly below it (boomer, mlknn)" in text
+    assert "not ranked: not run on any dataset" in text
+    assert "1 of 4 rows better" not in text and "0 of 3 rows better than the reference, 1 worse, 2 ties" in text

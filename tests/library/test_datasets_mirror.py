@@ -29,6 +29,10 @@ NAMES = {
     "tmc2007": ["tmc2007-500"],
     "flags": ["flags"],
     "genbase": ["genbase"],
+    "emotions": ["emotions"],
+    "birds": ["birds"],
+    "medical": ["medical"],
+    "corel5k": ["corel5k"],
 }
 
 
@@ -44,6 +48,17 @@ def _manifest():
         r"^\| (\w+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| \S+ \| [0-9a-f]{64} \|", text, re.M
     ):
         counts[name] = (int(a), int(b), int(c), int(d))
+    # the later sections: one row per file, "<n> rows, <a> attrs = <d> features + <m> labels"
+    rows = {}
+    for name, part, n, d, m in re.findall(
+        r"^\| (\w+)/[\w-]*?-(train|test)[\w-]*\.arff\.gz \|.*\| (\d+) rows, \d+ attrs = (\d+) features \+ (\d+) labels \|$",
+        text,
+        re.M,
+    ):
+        rows.setdefault(name, {})[part] = (int(n), int(d), int(m))
+    for name, parts in rows.items():
+        if {"train", "test"} <= set(parts) and parts["train"][1:] == parts["test"][1:]:
+            counts.setdefault(name, (parts["train"][0], parts["test"][0], parts["train"][2], parts["train"][1]))
     for line in text.splitlines():
         path = re.search(r"\| ([\w-]+/(?:[\w-]+/)?[\w.-]+?\.(?:arff|xml|svm))(?:\.gz)?\s+\|", line)
         digest = re.search(r"\| ([0-9a-f]{64}) \|", line)
@@ -59,6 +74,7 @@ CASES = [(m, c) for m, names in NAMES.items() for c in names]
 def test_manifest_lists_every_mirrored_dataset():
     assert set(NAMES) <= set(COUNTS), sorted(COUNTS)
     assert {"scene-train.arff", "yeast_test.svm", "genbase.xml", "tmc2007-500-test.arff"} <= set(SHA), sorted(SHA)
+    assert {"emotions-train.arff", "birds.xml", "Corel5k-test-sparse.arff"} <= set(SHA), sorted(SHA)
 
 
 @pytest.mark.parametrize("manifest_name, name", CASES)

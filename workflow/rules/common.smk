@@ -1,5 +1,6 @@
 # All Snakemake-side Python of the workflow: selected datasets and stages, input functions
 # (get_*), and the registry of each stage's targets. Logic beyond lookups lives in fmeasure.
+import functools
 import os
 import sys
 
@@ -153,7 +154,7 @@ def get_parametric_records(wildcards=None):
 
 
 def get_parametric_learners(wildcards=None):
-    return as_list(config["parametric"]["learners"], "parametric.learners")
+    return config["parametric"]["learners"]
 
 
 def get_parametric_models(wildcards):
@@ -291,10 +292,24 @@ def get_scaling_runtime(wildcards, attempt):
 
 
 # ---- peers (public F-maximizers beside ours)
+from fmeasure.experiments.peers import check_config as check_peers_config, system_settings
+
 PEERS_CFG = config["peers"]
 PEERS = PEERS_CFG["run"]  # each defined under peers.peers (checked with the config)
+exit_on_config_error(check_peers_config, PEERS_CFG, PEERS)
 PEER_PATTERN = "|".join(PEERS) or "no-peer"
 PEER_ADAPTER = os.path.join(workflow.basedir, "workflow", "scripts", "peers_adapter.py")
+PEER_SEEDS = [int(s) for s in PEERS_CFG["seeds"]]
+
+
+@functools.cache
+def get_peer_datasets():
+    """The peers' datasets (peers.datasets) whose files can be had; checked only when a peers job
+    is asked for, so that other runs never look for them."""
+    available, skipped = exit_on_config_error(select_datasets, config, PEERS_CFG["datasets"], "peers.datasets")
+    for message in skipped:
+        print(f"WARNING: peers stage: skipping {message}", file=sys.stderr)
+    return available
 
 
 def get_peer_requirements(wildcards):
@@ -306,8 +321,13 @@ def get_peer_prefix(wildcards):
     return os.path.join(PEERS_CFG["env_dir"], wildcards.peer)
 
 
+def get_peer_python_versions(wildcards):
+    """The Python versions (X.Y) a peer's own environment can be built with."""
+    return [str(v) for v in PEERS_CFG["peers"][wildcards.peer].get("python", [])]
+
+
 def get_peer_env_record(wildcards):
-    """The build record of the peer's environment; none for peers in the project's environment."""
+    """The build record of the peer's environment; none for systems in the project's environment."""
     env = PEERS_CFG["peers"][wildcards.peer]["env"]
     return [] if env == "project" else [f"results/peers/env/{wildcards.peer}.json"]
 
@@ -321,20 +341,20 @@ def get_peer_python(wildcards):
 
 
 def get_peer_grid(wildcards):
+    """The grid of the system's tuned setting."""
     return PEERS_CFG["peers"][wildcards.peer].get("grid", {})
 
 
+def get_peer_fixed(wildcards):
+    """The keyword arguments the system gets in every setting."""
+    return PEERS_CFG["peers"][wildcards.peer].get("params", {})
+
+
 def get_peer_records(wildcards=None):
-    return [f"results/peers/{d}/{p}_{s}.json" for d in DATASETS for p in PEERS for s in PEERS_CFG["settings"]]
+    """One run record per (dataset, system, setting, seed)."""
+    return [f"results/peers/{d}/{p}_{s}_seed{seed}.json" for d in get_peer_datasets() for p in PEERS
+            for s in system_settings(PEERS_CFG, p) for seed in PEER_SEEDS]
 
 
 def get_peer_instances(wildcards=None):
     return [r[: -len(".json")] + "_instances.csv.gz" for r in get_peer_records()]
-
-
-def get_peer_ours(wildcards=None):
-    """Per-instance test scores of our methods: the parametric stage's, then the configured extras."""
-    learners = [lrn for lrn in config["parametric"]["learners"]
-                if lrn.lower() in PEERS_CFG["ours"]]
-    ours = [f"results/parametric/{d}/{lrn}_instances.csv.gz" for d in DATASETS for lrn in learners]
-    return ours + list(PEERS_CFG["extra_ours"])

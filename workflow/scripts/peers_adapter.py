@@ -1,14 +1,18 @@
-"""Fit and predict one peer package's model, inside that peer's own environment.
+"""Fit and predict one system's model, inside that system's environment.
 
-    <peer python> peers_adapter.py REQUEST.npz OUT.npz
+    <python> peers_adapter.py REQUEST.npz OUT.npz
 
 Called by :func:`fmeasure.experiments.peers.run_adapter`, never by Snakemake directly. REQUEST.npz
-holds ``spec`` (JSON: ``{"peer": name, "seed": int, "tasks": [{"params": {...}}, ...]}``) and, for
-task j, ``Xtr{j}``, ``Ytr{j}``, ``Xev{j}`` (features already standardised, constant labels already
-removed by the caller). OUT.npz receives ``H{j}`` (0/1 predictions for ``Xev{j}``), ``fit_s{j}`` and
-``predict_s{j}`` (wall seconds). It imports only numpy, scipy, scikit-learn and the peer's package:
-a peer's own environment has no fmeasure. Routes of ours (``fopt_*``) run in the project's
-environment and import fmeasure.
+holds ``spec`` (JSON: ``{"peer": name, "seed": int, "cv": int, "threads": int, "max_iter": int,
+"tasks": [{"params": {...}}, ...]}``) and, for task j, ``Xtr{j}``, ``Ytr{j}``, ``Xev{j}`` (features
+already prepared, constant labels already removed by the caller). OUT.npz receives ``H{j}`` (0/1
+predictions for ``Xev{j}``), ``fit_s{j}`` and ``predict_s{j}`` (wall seconds) and ``chosen{j}``
+(JSON of what a self-tuning model chose, empty otherwise). It imports only numpy, scipy,
+scikit-learn and the peer's package: a peer's own environment has no fmeasure. Routes of ours run
+in the project's environment and import fmeasure.
+
+Every logistic model gets ``max_iter`` (the cap of fmeasure's own logistic models); every
+stochastic model gets ``seed``; a model that tunes itself gets ``cv`` folds.
 """
 
 import json
@@ -19,17 +23,22 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def make(peer, params, seed):
-    """The peer's estimator with ``params`` over its defaults."""
+def make(peer, params, spec):
+    """The system's estimator with ``params`` over its defaults."""
+    seed, max_iter, threads = int(spec.get("seed", 1)), int(spec.get("max_iter", 1000)), int(spec.get("threads", 1))
     if peer == "boomer":
         from mlrl.boosting import Boomer
 
-        return Boomer(binary_predictor="gfm", random_state=max(1, int(seed)), **params)
+        # training on the job's threads; prediction keeps BOOMER's default (0.12.3's GFM predictor
+        # crashes when told to predict without parallelism)
+        pool = "false" if threads == 1 else f"true{{num_preferred_threads={threads}}}"
+        pools = {"parallel_rule_refinement": pool, "parallel_statistic_update": pool}
+        return Boomer(binary_predictor="gfm", random_state=max(1, seed), **{**pools, **params})
     if peer == "ewf1":
         from example_wise_f1_maximizer import ExampleWiseF1Maximizer
         from sklearn.linear_model import LogisticRegression
 
-        return ExampleWiseF1Maximizer(LogisticRegression(**params))
+        return ExampleWiseF1Maximizer(LogisticRegression(**{"max_iter": max_iter, **params}))
     if peer == "mlknn":
         from skmultilearn.adapt import MLkNN
 
@@ -39,15 +48,29 @@ def make(peer, params, seed):
         from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 
         wrap = MultiOutputClassifier if peer == "sklearn_br" else ClassifierChain
-        return wrap(LogisticRegression(**params))
+        return wrap(LogisticRegression(**{"max_iter": max_iter, **params}))
     if peer == "fopt_extratrees":
         from sklearn.ensemble import ExtraTreesClassifier
 
         from fmeasure import FOptimalClassifier
 
-        params = {"n_estimators": 300, **params}
-        return FOptimalClassifier(ExtraTreesClassifier(random_state=int(seed), **params))
+        return FOptimalClassifier(ExtraTreesClassifier(random_state=seed, n_jobs=threads, **params), random_state=seed)
+    if peer == "fopt_search":
+        from fmeasure import FOptimalSearchCV
+
+        return FOptimalSearchCV(cv=int(spec["cv"]), random_state=seed, n_jobs=threads, **params)
+    if peer in ("br", "lfp", "efp"):
+        from fmeasure.experiments.parametric import make_learner
+
+        cfg = {"cv": int(spec["cv"]), "seed": seed, "standardize": False, "patience": None, **params}
+        return make_learner(peer.upper(), cfg, n_jobs=threads)
     raise SystemExit(f"peers_adapter: unknown peer {peer!r}")
+
+
+def chosen(model):
+    """What a model that tunes itself chose (``best_candidate_``, ``best_params_``), as JSON."""
+    found = {k: getattr(model, k) for k in ("best_candidate_", "best_params_") if hasattr(model, k)}
+    return json.dumps(found, sort_keys=True, default=str) if found else ""
 
 
 def main(request, out):
@@ -55,7 +78,7 @@ def main(request, out):
     spec = json.loads(str(z["spec"]))
     result = {}
     for j, task in enumerate(spec["tasks"]):
-        model = make(spec["peer"], task.get("params", {}), spec.get("seed", 1))
+        model = make(spec["peer"], task.get("params", {}), spec)
         t0 = time.perf_counter()
         model.fit(z[f"Xtr{j}"], z[f"Ytr{j}"])
         t1 = time.perf_counter()
@@ -63,6 +86,7 @@ def main(request, out):
         t2 = time.perf_counter()
         H = H.toarray() if sp.issparse(H) else np.asarray(H)
         result.update({f"H{j}": (H > 0.5).astype(np.int8), f"fit_s{j}": t1 - t0, f"predict_s{j}": t2 - t1})
+        result[f"chosen{j}"] = np.asarray(chosen(model))
         print(f"task {j + 1} of {len(spec['tasks'])}: fit {t1 - t0:.1f} s, predict {t2 - t1:.1f} s", flush=True)
     np.savez(out, **result)
 

@@ -1,4 +1,7 @@
-"""One peer on one dataset in one setting: fit and predict through its adapter, score per instance."""
+"""One system on one dataset in one setting with one seed: fit and predict through its adapter,
+score per instance (or record that its environment was refused)."""
+
+import json
 
 from fmeasure import datasets
 from fmeasure.experiments.peers import write_run
@@ -7,17 +10,32 @@ from fmeasure.io import script_logging
 log = script_logging(snakemake)  # noqa: F821
 p = snakemake.params  # noqa: F821
 ds = datasets.load(snakemake.input.data)  # noqa: F821
+env = json.loads(open(snakemake.input.env[0]).read()) if snakemake.input.env else None  # noqa: F821
 record = write_run(
     ds,
     snakemake.wildcards.peer,  # noqa: F821
     snakemake.wildcards.setting,  # noqa: F821
     grid=p.grid,
+    params=p.fixed,
     cv=p.cv,
-    seed=p.seed,
+    seed=int(snakemake.wildcards.seed),  # noqa: F821
+    threads=snakemake.threads,  # noqa: F821
     python=p.python,
     adapter=p.adapter,
+    env=env,
     record_path=snakemake.output.record,  # noqa: F821
     instances_path=snakemake.output.instances,  # noqa: F821
     log_to=snakemake.log[0] + ".adapter",  # noqa: F821
 )
-log.info("%s %s on %s: F %.2f, fit %.1f s", record["method"], record["setting"], ds.name, record["f"], record["fit_s"])
+if record["status"] == "ran":
+    log.info(
+        "%s %s seed %s on %s: F %.2f, fit %.1f s",
+        record["method"],
+        record["setting"],
+        record["seed"],
+        ds.name,
+        record["f"],
+        record["fit_s"],
+    )
+else:
+    log.warning("%s on %s: not run (%s)", record["method"], ds.name, record["reason"])

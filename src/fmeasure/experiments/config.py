@@ -70,19 +70,21 @@ def as_list(value, key: str) -> list[str]:
     raise ConfigError(f"config key {key!r}: expected a list or a comma-separated string, got {value!r}")
 
 
-def select_datasets(config: dict) -> tuple[list[str], list[str]]:
+def select_datasets(config: dict, names=None, key: str = "datasets") -> tuple[list[str], list[str]]:
     """Datasets to run and messages about those left out.
 
-    Returns ``(available, skipped_messages)``. Raises :class:`ConfigError` for a name not in
-    the catalog, or for a dataset that cannot be had when ``data.on_missing`` is ``error``.
+    ``names`` (default: ``config["datasets"]``) are the datasets asked for, under the config key
+    ``key`` (named in messages; e.g. ``peers.datasets``). Returns ``(available,
+    skipped_messages)``. Raises :class:`ConfigError` for a name not in the catalog, or for a
+    dataset that cannot be had when ``data.on_missing`` is ``error``.
     """
-    names = as_list(config.get("datasets"), "datasets")
+    names = as_list(config.get("datasets") if names is None else names, key)
     catalog = config.get("catalog") or {}
     unknown = [n for n in names if n not in catalog]
     if unknown:
-        raise ConfigError(f"config key 'datasets': unknown dataset(s) {unknown}; the catalog knows {sorted(catalog)}")
+        raise ConfigError(f"config key '{key}': unknown dataset(s) {unknown}; the catalog knows {sorted(catalog)}")
     if len(set(names)) != len(names):
-        raise ConfigError(f"config key 'datasets': duplicate names in {names}")
+        raise ConfigError(f"config key '{key}': duplicate names in {names}")
     data = config.get("data", {})
     available, skipped = [], []
     for name in names:
