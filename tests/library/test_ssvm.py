@@ -137,6 +137,7 @@ def test_ssvm_cv_picks_best_mean_f_and_refits():
         ({"max_iter": 0}, "max_iter"),
         ({"batch_size": 2.5}, "batch_size"),
         ({"patience": 0}, "patience"),
+        ({"refit_tol": 0.0}, "refit_tol"),
     ],
 )
 def test_ssvm_rejects_bad_parameters(kw, match):
@@ -257,3 +258,11 @@ def test_ssvm_fold_workers_log_progress_to_the_parent(caplog):
     assert any("refit on all data" in m for m in msgs) and any(
         "C = 1 chosen" in m or "C = 0.1 chosen" in m for m in msgs
     )
+
+
+def test_ssvm_refit_runs_to_its_own_tolerance():
+    """The final fit stops at refit_tol (tighter than the tuning's tol), the CV fits at tol."""
+    Xa, Y = _toy(n=150, m=3, seed=2, noise=2.0)
+    model = FMeasureSSVM(Cs=(0.1, 10.0), cv=3, tol=1e-2, refit_tol=1e-4, random_state=0).fit(Xa[:, :-1], Y)
+    assert model.stopped_by_ == "tol" and model.duality_gap_ <= 1e-4
+    assert model.cv_gaps_.max() <= 1e-2 and model.cv_gaps_.max() > 1e-4  # the folds stopped at their own tol

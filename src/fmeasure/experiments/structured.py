@@ -61,7 +61,7 @@ def make_rml(cfg: dict, n_jobs: int | None = None) -> FMeasureSSVM:
     """An unfitted RML configured from the ``structured`` config block.
 
     Keys: ``Cs``, ``cv``, ``seed``, ``tol``, ``max_iter``, ``batch_size`` and (optional)
-    ``standardize``, ``extend_grid``, ``patience``.
+    ``standardize``, ``extend_grid``, ``patience``, ``refit_tol``.
     """
     from fmeasure.learners.ssvm import FMeasureSSVM
 
@@ -76,6 +76,7 @@ def make_rml(cfg: dict, n_jobs: int | None = None) -> FMeasureSSVM:
         n_jobs=n_jobs,
         extend_grid=int(cfg.get("extend_grid", 0)),
         patience=None if cfg.get("patience") is None else int(cfg["patience"]),
+        refit_tol=None if cfg.get("refit_tol") is None else float(cfg["refit_tol"]),
     )
 
 

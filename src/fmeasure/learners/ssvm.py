@@ -328,6 +328,9 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         Folds of that cross-validation.
     tol : float
         Duality-gap tolerance of the solver (objective scale: the loss lies in [0, 1]).
+    refit_tol : float or None
+        Tolerance of the final fit on all data, the model that predicts (None: ``tol``). One fit
+        against the ``cv`` x grid fits of the tuning, so a tighter value is cheap there.
     max_iter : int
         Most passes over the training data per value of C.
     batch_size : int
@@ -408,6 +411,7 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         n_jobs=None,
         extend_grid=0,
         patience=None,
+        refit_tol=None,
     ):
         self.Cs = Cs
         self.cv = cv
@@ -419,6 +423,7 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         self.n_jobs = n_jobs
         self.extend_grid = extend_grid
         self.patience = patience
+        self.refit_tol = refit_tol
 
     def _check_params(self):
         Cs = np.atleast_1d(np.asarray(self.Cs, dtype=float)) if self.Cs is not None else np.array([])
@@ -438,6 +443,8 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
             not isinstance(self.patience, numbers.Integral) or isinstance(self.patience, bool) or self.patience < 1
         ):
             raise ValueError(f"patience must be None or an integer >= 1, got {self.patience!r}")
+        if self.refit_tol is not None and (not isinstance(self.refit_tol, numbers.Real) or not self.refit_tol > 0):
+            raise ValueError(f"refit_tol must be None or a positive number, got {self.refit_tol!r}")
         for name in ("max_iter", "batch_size"):
             v = getattr(self, name)
             if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
@@ -629,7 +636,8 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         # The refit: from the folds' mean solution when C_ is the largest C solved, else along
         # the warm-started path of the grid's values up to C_.
         refit_cs = [self.C_] if refit_init is not None else [C for C in Cs if C <= self.C_]
-        path = _path(Xa, Y, refit_cs, kw, seed, init=refit_init, where="refit on all data, ")
+        refit_kw = dict(kw, tol=float(self.tol if self.refit_tol is None else self.refit_tol))
+        path = _path(Xa, Y, refit_cs, refit_kw, seed, init=refit_init, where="refit on all data, ")
         final = path[self.C_]
         W = final["W"]
         coef, intercept = W[:-1].T, W[-1].copy()
