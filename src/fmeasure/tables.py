@@ -30,6 +30,7 @@ __all__ = [
     "describe_moved",
     "REFERENCE_KEYS",
     "REFERENCE_TOL",
+    "REFERENCE_ROWS",
 ]
 
 
@@ -165,6 +166,10 @@ REFERENCE_KEYS = {
     "table6": ["dataset", "section", "method", "setting"],
 }
 
+#: Rows of those tables that belong to the paper's experiments (Table 6 also lists models beyond
+#: the paper when other stages ran): column -> the value it must hold.
+REFERENCE_ROWS = {"table6": {"section": "paper"}}
+
 #: Default tolerance of a reference cell, in the table's own units (points of % for the losses and
 #: F-measures): the tables print two decimals, and a change below this is not a change of the table.
 REFERENCE_TOL = 0.05
@@ -195,7 +200,8 @@ def table_cells(df: pd.DataFrame, table: str, keys) -> pd.DataFrame:
         and pd.api.types.is_numeric_dtype(df[c])
         and not pd.api.types.is_bool_dtype(df[c])
     ]
-    row = df[list(keys)].astype(str).agg(" | ".join, axis=1)
+    key_text = df[list(keys)].map(lambda v: "" if pd.isna(v) else str(v))  # a missing key (no setting) is ""
+    row = key_text.agg(" | ".join, axis=1)
     long = pd.DataFrame({"row": row}).join(df[values]).melt(id_vars="row", var_name="column", value_name="value")
     long.insert(0, "table", table)
     return long.dropna(subset=["value"]).reset_index(drop=True)
@@ -203,13 +209,16 @@ def table_cells(df: pd.DataFrame, table: str, keys) -> pd.DataFrame:
 
 def run_cells(tables_dir, keys: dict | None = None) -> pd.DataFrame:
     """:func:`table_cells` of every table of ``keys`` (default :data:`REFERENCE_KEYS`) found in
-    ``tables_dir`` (``<name>.csv``), stacked."""
+    ``tables_dir`` (``<name>.csv``), stacked; of Table 6 the paper's rows (:data:`REFERENCE_ROWS`)."""
     keys = REFERENCE_KEYS if keys is None else keys
-    parts = [
-        table_cells(pd.read_csv(Path(tables_dir) / f"{name}.csv"), name, k)
-        for name, k in keys.items()
-        if (Path(tables_dir) / f"{name}.csv").is_file()
-    ]
+    parts = []
+    for name, k in keys.items():
+        path = Path(tables_dir) / f"{name}.csv"
+        if path.is_file():
+            df = pd.read_csv(path)
+            for col, value in REFERENCE_ROWS.get(name, {}).items():
+                df = df[df[col] == value]
+            parts.append(table_cells(df, name, k))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["table", "row", "column", "value"])
 
 
