@@ -18,9 +18,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.estimator_checks import estimator_checks_generator
 
 import fmeasure
-from fmeasure.learners import FOptimalClassifier, FOptimalSearchCV, KNeighborsFMeasure, LabelPowerset
+from fmeasure.learners import FOptimalClassifier, FOptimalMixture, FOptimalSearchCV, KNeighborsFMeasure, LabelPowerset
 from fmeasure.learners import search as S
-from fmeasure.learners.mixture import FOptimalMixture
 from fmeasure.metrics import mean_f_measure
 
 
@@ -200,6 +199,9 @@ def test_route_rules_forest_memory(monkeypatch):
     cands, _ = S.route_candidates(X, Y, ["extra_trees", "random_forest"])
     assert cands["extra_trees"][1] == {"estimator__min_samples_leaf": [4, 12]}
     assert cands["random_forest"][1] == {"estimator__min_samples_leaf": [4, 12]}
+    monkeypatch.setattr(S, "LARGE_CELLS", 399)  # n * m = 400: one setting, no random forest
+    cands, dropped = S.route_candidates(X, Y, ["extra_trees", "random_forest"])
+    assert cands["extra_trees"][1] == {"estimator__min_samples_leaf": [4]} and list(dropped) == ["random_forest"]
     monkeypatch.setattr(S, "FOREST_MAX_FACTOR", 3)
     _, dropped = S.route_candidates(X, Y, ["extra_trees", "random_forest", "mixture"])
     assert set(dropped) == {"extra_trees", "random_forest", "mixture"}

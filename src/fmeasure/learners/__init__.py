@@ -16,6 +16,8 @@
   samples, a forest's leaves, the neighbours or a ``LabelPowerset``'s label sets);
 - ``LabelPowerset`` (:mod:`.powerset`): a multiclass classifier over the distinct training label
   sets, a model of the joint label distribution;
+- ``FOptimalMixture`` (:mod:`.mixture`): GFM on a weighted mixture of several sample routes'
+  distributions;
 - ``FOptimalSearchCV`` (:mod:`.search`): one route to F-optimal predictions, chosen among the above
   by cross-validation of the F-measure on the training set.
 
@@ -35,6 +37,7 @@ _EXPORTS = {
     "BaggedFMeasureTrees": "trees",
     "FOptimalClassifier": "foptimal",
     "LabelPowerset": "powerset",
+    "FOptimalMixture": "mixture",
     "FOptimalSearchCV": "search",
 }
 

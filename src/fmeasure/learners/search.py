@@ -45,7 +45,9 @@ scale are dropped or made cheaper before the search (``dropped_`` lists the drop
   nodes, so a forest of ``FOREST_TREES`` trees holds about 32 n m ``FOREST_TREES`` /
   min_samples_leaf bytes. min_samples_leaf is multiplied by f, the smallest integer that keeps
   this under ``FOREST_MAX_BYTES`` (1 GiB); the forests are dropped when f > ``FOREST_MAX_FACTOR``
-  (16);
+  (16). When n * m > ``LARGE_CELLS`` (400,000), ``extra_trees`` tries min_samples_leaf = f only
+  and ``random_forest`` is dropped (the extra trees cover the forest route at a fraction of its
+  cost);
 - ``knn``: neighbour counts not below the smallest training fold are left out.
 
 ``candidates="fast"`` tries ``extra_trees``, ``knn``, ``lfp`` and ``powerset`` with one setting
@@ -98,6 +100,9 @@ FOREST_TREES = 100
 FOREST_MAX_BYTES = 2**30
 #: Largest factor by which min_samples_leaf may grow; beyond it the forests are dropped.
 FOREST_MAX_FACTOR = 16
+#: Above this n * m the forests try one setting each and the random forest is left out (the extra
+#: trees cover the forest route at a fraction of its cost).
+LARGE_CELLS = 400_000
 
 
 def _feature_kind(X) -> str:
@@ -165,6 +170,8 @@ def route_candidates(X, Y, names="default", *, random_state=None, min_train=None
             reason = f"{n_sets} distinct label sets > {POWERSET_MAX_SETS}"
         elif name in ("extra_trees", "random_forest", "mixture") and f > FOREST_MAX_FACTOR:
             reason = f"a forest of {FOREST_TREES} trees would need min_samples_leaf >= {f} to fit in memory"
+        elif name == "random_forest" and n * m > LARGE_CELLS:
+            reason = f"n * m = {n * m:,} > {LARGE_CELLS:,} (extra_trees is the cheaper forest)"
         if reason is None:
             est, grid = _build(name, kind=kind, forest_factor=f, min_train=min_train, random_state=random_state)
             if name == "knn" and not grid["n_neighbors"]:
@@ -172,7 +179,7 @@ def route_candidates(X, Y, names="default", *, random_state=None, min_train=None
         if reason is not None:
             dropped[name] = reason
             continue
-        if fast:
+        if fast or (name == "extra_trees" and n * m > LARGE_CELLS):
             grid = {k: v[:1] for k, v in grid.items()}
         out[name] = (est, grid)
     return out, dropped
