@@ -11,7 +11,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 def test_library_examples_run_and_match_their_comments():
     text = README.read_text().split("## Use it as a library", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     ns = {}
     for code in blocks:
         buf = io.StringIO()

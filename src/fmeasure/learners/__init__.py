@@ -13,7 +13,13 @@
   validation split (the JRS 2012 ensemble of Section 7.3);
 - ``FOptimalClassifier`` (:mod:`.foptimal`): F-optimal predictions from any probabilistic
   scikit-learn multi-label model (FM on its marginals, or GFM on the label vectors of a chain's
-  samples, a forest's leaves or the neighbours).
+  samples, a forest's leaves, the neighbours or a ``LabelPowerset``'s label sets);
+- ``LabelPowerset`` (:mod:`.powerset`): a multiclass classifier over the distinct training label
+  sets, a model of the joint label distribution;
+- ``FOptimalMixture`` (:mod:`.mixture`): GFM on a weighted mixture of several sample routes'
+  distributions;
+- ``FOptimalSearchCV`` (:mod:`.search`): one route to F-optimal predictions, chosen among the above
+  by cross-validation of the F-measure on the training set.
 
 The mean instance-wise F-measure scorer for ``GridSearchCV`` is
 :data:`fmeasure.metrics.f_measure_scorer`.
@@ -30,6 +36,9 @@ _EXPORTS = {
     "FMeasureTree": "trees",
     "BaggedFMeasureTrees": "trees",
     "FOptimalClassifier": "foptimal",
+    "LabelPowerset": "powerset",
+    "FOptimalMixture": "mixture",
+    "FOptimalSearchCV": "search",
 }
 
 __all__ = list(_EXPORTS)

@@ -13,6 +13,8 @@ estimator (or a Pipeline's last step)                 distribution of y given x 
 ``RandomForestClassifier``, ``ExtraTreesClassifier``  pooled training label vectors of the leaves      GFM
                                                       the instance falls in (one per tree)
 ``KNeighborsClassifier``                              the neighbours' label vectors (its weights)      GFM
+``LabelPowerset`` (:mod:`fmeasure.learners`)          the training label sets, weighted by the         GFM
+                                                      classifier's ``predict_set_proba``
 ====================================================  ===============================================  =========
 
 FM is Ye et al.'s dynamic program (:func:`fmeasure.inference.fm`), exact under label
@@ -26,7 +28,8 @@ Cost per predicted instance, m labels: the marginal route adds O(m^2) to the est
 then a compiled walk down the chain in O(n_samples * m * (1 + s)) per instance, s the labels drawn
 positive), then GFM in O(n_samples * m + m^2 * s_max).
 The forest route pools up to ``n_estimators`` leaves, the neighbour route ``n_neighbors``
-vectors; GFM on K pooled vectors costs O(K * m + m^2 * s_max). Memory: chunks of instances,
+vectors, the powerset route the K distinct training label sets; GFM on K pooled vectors costs
+O(K * m + m^2 * s_max). Memory: chunks of instances,
 each chunk at most a few tens of MB.
 """
 
@@ -53,7 +56,7 @@ __all__ = ["FOptimalClassifier", "chain_samples", "ROUTES"]
 #: Inference methods that ``inference`` may force.
 INFERENCES = ("fm", "gfm", "threshold")
 #: ``distribution_`` -> the inference ``inference="auto"`` uses with it.
-ROUTES = {"marginals": "fm", "chain": "gfm", "forest": "gfm", "neighbors": "gfm"}
+ROUTES = {"marginals": "fm", "chain": "gfm", "forest": "gfm", "neighbors": "gfm", "powerset": "gfm"}
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +91,10 @@ def _distribution_of(model) -> str:
     from sklearn.multioutput import ClassifierChain
     from sklearn.neighbors import KNeighborsClassifier
 
+    from fmeasure.learners.powerset import LabelPowerset
+
+    if isinstance(model, LabelPowerset):
+        return "powerset"
     if isinstance(model, ClassifierChain):
         return "chain"
     if isinstance(model, (RandomForestClassifier, ExtraTreesClassifier)):
@@ -391,7 +398,7 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         refitted (the forest route still takes its leaves' training label vectors from the X, Y
         given to :meth:`fit`).
     inference : {"auto", "fm", "gfm", "threshold"}, default "auto"
-        "auto": FM for per-label marginals, GFM for the chain, forest and neighbour
+        "auto": FM for per-label marginals, GFM for the chain, forest, neighbour and powerset
         distributions. "fm": FM on the distribution's marginals; "gfm": GFM (on ``n_samples``
         vectors drawn from independent marginals for the marginal route); "threshold": labels
         with marginal > 0.5.
@@ -403,7 +410,7 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     estimator_ : the fitted estimator
-    distribution_ : {"marginals", "chain", "forest", "neighbors"}
+    distribution_ : {"marginals", "chain", "forest", "neighbors", "powerset"}
     inference_ : {"fm", "gfm", "threshold"}
     route_ : str
         ``f"{distribution_}+{inference_}"``, e.g. ``"marginals+fm"``.
@@ -493,16 +500,18 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     def label_samples(self, X):
         """The label vectors (and their weights) whose empirical distribution the route infers from.
 
-        Only for the sample routes (``distribution_`` "chain", "forest" or "neighbors").
+        Only for the sample routes (``distribution_`` "chain", "forest", "neighbors" or "powerset").
 
         Returns
         -------
         Ys : ndarray of int8, shape (n, K, m)
             Chain: ``n_samples`` ancestral draws; forest: the training label vectors pooled from
-            the instance's leaves (zero-padded to the largest pool); neighbours: the neighbours'.
+            the instance's leaves (zero-padded to the largest pool); neighbours: the neighbours';
+            powerset: the model's ``label_sets_`` (the same K vectors for every instance).
         weights : ndarray (n, K) or None
             Forest: the number of trees in which each training vector shares the leaf (0 for
-            padding); neighbours: the estimator's weights (None when uniform); chain: None.
+            padding); neighbours: the estimator's weights (None when uniform); powerset: the
+            model's ``predict_set_proba``; chain: None.
         """
         check_is_fitted(self, "route_")
         if self.distribution_ == "marginals":
@@ -518,6 +527,9 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
                 some = sw.sum(axis=1) > 0  # else every pooled vector weighs 0: keep their counts
                 w[some] = sw[some]
             return self._train_Y[idx], w
+        if self.distribution_ == "powerset":
+            w = _check_probabilities(np.asarray(model.predict_set_proba(Xt), dtype=np.float64), "predict_set_proba")
+            return np.broadcast_to(model.label_sets_, (len(w), *model.label_sets_.shape)), w
         dist, idx = model.kneighbors(Xt)
         Ytr = np.asarray(model._y).reshape(len(model._y), -1)
         classes = model.classes_ if isinstance(model.classes_, list) else [model.classes_]
@@ -577,6 +589,7 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             "chain": self.n_samples,
             "neighbors": getattr(model, "n_neighbors", 5),
             "forest": 16 * len(getattr(model, "estimators_", [])),  # pooled leaves: a few per tree
+            "powerset": len(getattr(model, "label_sets_", ())),
         }[self.distribution_]
         rows = max(1, _CHUNK_BYTES // (4 * max(1, width) * self.n_labels_))
         return [slice(s0, min(n, s0 + rows)) for s0 in range(0, n, rows)]
@@ -594,9 +607,9 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     def predict_marginals(self, X):
         """Marginals P(y_j = 1 | x) of the route's distribution, (n, m).
 
-        For the sample routes (chain, forest, neighbours) the marginals of the (weighted) label
-        vectors; for a ClassifierChain these are not the chain's own ``predict_proba``. (n,) when
-        fitted on a 1-D y.
+        For the sample routes (chain, forest, neighbours, powerset) the marginals of the (weighted)
+        label vectors; for a ClassifierChain these are not the chain's own ``predict_proba``. (n,)
+        when fitted on a 1-D y.
         """
         P = self._predict_marginals(X)
         return P[:, 0] if self._y_1d else P
