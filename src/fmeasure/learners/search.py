@@ -12,7 +12,7 @@ The built-in routes (:func:`route_candidates`), each a model of the label distri
 by exact F-optimal inference, and the settings the search tries:
 
 - ``efp``: :class:`~fmeasure.learners.EFP`, a model of P(y = 0 | x) and per label a multinomial
-  model of [y_i = 1] * |y|, then GFM; C tuned per model inside;
+  model of ``[y_i = 1] * |y|``, then GFM; C tuned per model inside;
 - ``lfp``: :class:`~fmeasure.learners.LFP`, one logistic model per label, then FM (exact under
   label independence); C tuned per model inside;
 - ``extra_trees``, ``random_forest``: ``FOptimalClassifier(ExtraTreesClassifier(...))`` (or
