@@ -719,12 +719,17 @@ def run_table(records, instances: pd.DataFrame, *, reference: str, z: float = 2.
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
+def _shown_names(df: pd.DataFrame) -> list[str]:
+    """Each row's system as the Markdown tables show it, the reference marked."""
+    return [title(m) + (" (reference)" if r else "") for m, r in zip(df.method, df.reference)]
+
+
 def write_table(table: pd.DataFrame, csv_path, md_path, *, reference: str, seeds, z: float = 2.0) -> pd.DataFrame:
     """Write the peers table (CSV) and its Markdown rendering with a caption."""
     from fmeasure.tables import write_table as _write
 
     shown = table.assign(
-        method=[title(m) + (" (reference)" if r else "") for m, r in zip(table.method, table.reference)],
+        method=_shown_names(table),
         **{c: table[c].round(2) for c in ("f", "f_sd", "se", "diff_to_reference", "diff_se")},
         p_holm=table.p_holm.round(4),
         fit_s=table.fit_s.round(1),
@@ -928,7 +933,7 @@ def write_ranks(ranks: pd.DataFrame, summary: dict, csv_path, md_path, png_path,
         "or worse when the Friedman test and p_holm are both below alpha. " + test
     )
     shown = ranks.assign(
-        method=[title(m) + (" (reference)" if r else "") for m, r in zip(ranks.method, ranks.reference)],
+        method=_shown_names(ranks),
         mean_rank=ranks.mean_rank.round(2),
         rank_diff=ranks.rank_diff.round(2),
         p_nemenyi=ranks.p_nemenyi.round(4),
