@@ -301,6 +301,31 @@ def test_table_by_hand():
     assert t.loc["boomer", "source"] == "peer" and t.loc["efp", "source"] == "ours"
 
 
+def test_table_a_deterministic_row_on_one_seed():
+    # the reference ran on seeds 1 and 2 (its seed-averaged F per instance: [100, 60, 100, 50]); mlknn,
+    # deterministic, on seed 1 alone: 10 points below that average everywhere
+    rows = {
+        ("fopt_extratrees", "tuned"): [REF, [100.0, 100.0, 100.0, 50.0]],
+        ("mlknn", "default"): [[90.0, 50.0, 90.0, 40.0]],
+    }
+    records, inst = _runs(rows)
+    t = peers.run_table(records, inst, reference="fopt_extratrees", n_boot=200).set_index("method")
+    assert t.loc["fopt_extratrees", "f"] == 77.5 and t.loc["fopt_extratrees", "n_seeds"] == 2
+    k = t.loc["mlknn"]
+    assert k.n_seeds == 1 and k.f == 67.5 and np.isnan(k.f_sd) and k.diff_to_reference == -10.0
+    assert k.diff_se == 0.0 and k.vs_reference == "worse"
+    # a row on other test instances is refused, naming it
+    short = inst[~((inst.method == "mlknn") & (inst.instance == 3))]
+    records[-1]["f"] = 0.0
+    with pytest.raises(ValueError, match="mlknn default has 3 test instances, the reference 4"):
+        peers.run_table(records, short, reference="fopt_extratrees", n_boot=10)
+
+
+def test_system_seeds():
+    cfg = {"seeds": [3, 1, 2], "peers": {"boomer": {"env": "x"}, "ewf1": {"env": "x", "stochastic": False}}}
+    assert peers.system_seeds(cfg, "boomer") == [3, 1, 2] and peers.system_seeds(cfg, "ewf1") == [3]
+
+
 def _holm3(a, b, c):
     """Holm's adjusted p-values of three tests, by hand: sorted p times 3, 2, 1, kept monotone."""
     p = np.array([a, b, c])

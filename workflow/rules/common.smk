@@ -292,7 +292,7 @@ def get_scaling_runtime(wildcards, attempt):
 
 
 # ---- peers (public F-maximizers beside ours)
-from fmeasure.experiments.peers import check_config as check_peers_config, system_settings
+from fmeasure.experiments.peers import check_config as check_peers_config, system_seeds, system_settings
 
 PEERS_CFG = config["peers"]
 PEERS = PEERS_CFG["run"]  # each defined under peers.peers (checked with the config)
@@ -353,7 +353,7 @@ def get_peer_fixed(wildcards):
 def get_peer_records(wildcards=None):
     """One run record per (dataset, system, setting, seed)."""
     return [f"results/peers/{d}/{p}_{s}_seed{seed}.json" for d in get_peer_datasets() for p in PEERS
-            for s in system_settings(PEERS_CFG, p) for seed in PEER_SEEDS]
+            for s in system_settings(PEERS_CFG, p) for seed in system_seeds(PEERS_CFG, p)]
 
 
 def get_peer_instances(wildcards=None):

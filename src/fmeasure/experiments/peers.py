@@ -70,6 +70,7 @@ __all__ = [
     "title",
     "is_peer",
     "system_settings",
+    "system_seeds",
     "check_config",
     "ENV_RECORD",
     "EnvRefused",
@@ -135,6 +136,14 @@ def system_settings(peers_cfg: dict, name: str) -> list[str]:
     if peers_cfg["peers"][name].get("tunes_itself", False):
         return ["tuned"]
     return list(peers_cfg["settings"])
+
+
+def system_seeds(peers_cfg: dict, name: str) -> list[int]:
+    """The seeds ``name`` runs on: every seed of ``peers.seeds`` for a stochastic system, the first
+    alone for one whose fit draws no random numbers (``stochastic: false``), where another seed would
+    only move the folds of its tuning."""
+    seeds = [int(s) for s in peers_cfg["seeds"]]
+    return seeds if peers_cfg["peers"][name].get("stochastic", True) else seeds[:1]
 
 
 def check_config(peers_cfg: dict, run: list[str]) -> None:
@@ -627,8 +636,9 @@ TABLE_COLUMNS = [
 def run_table(records, instances: pd.DataFrame, *, reference: str, z: float = 2.0, n_boot: int = 1000, seed: int = 0):
     """One row per (dataset, method, setting), each compared with the reference on its dataset.
 
-    Per row, the per-instance test F is averaged over the seeds (every row of a dataset must have
-    run on the same seeds). ``f`` is that average's mean (the mean of the seeds' F), ``f_sd`` the
+    Per row, the per-instance test F is averaged over the seeds the row ran on (every seed of the
+    stage for a stochastic system, the first for a deterministic one: :func:`system_seeds`; every row
+    of a dataset must cover the same test instances). ``f`` is that average's mean (the mean of the seeds' F), ``f_sd`` the
     standard deviation of the seeds' F, ``se`` the standard error of ``f`` over test instances;
     ``diff_to_reference`` the row's ``f`` minus the reference's and ``diff_se`` the paired-bootstrap
     SE of that difference over test instances (``n_boot`` resamplings, the same for every row);
@@ -678,14 +688,12 @@ def run_table(records, instances: pd.DataFrame, *, reference: str, z: float = 2.
                 "chosen": _joined(zip(r.seed, r.chosen)) if "chosen" in r else "",
             }
         ref_key = (reference, ref_setting)
-        ref_seeds = meta[ref_key]["n_seeds"]
         x_ref = scores[ref_key].mean(axis=1)
         compared = []
         for key, S in scores.items():
-            if S.shape != scores[ref_key].shape:
+            if S.shape[0] != len(x_ref):
                 raise ValueError(
-                    f"dataset {dataset!r}: {key[0]} {key[1]} has {S.shape[1]} seeds x {S.shape[0]} test instances, "
-                    f"the reference {ref_seeds} x {len(x_ref)}"
+                    f"dataset {dataset!r}: {key[0]} {key[1]} has {S.shape[0]} test instances, the reference {len(x_ref)}"
                 )
             if key != ref_key:
                 compared.append(key)
@@ -739,7 +747,8 @@ def write_table(table: pd.DataFrame, csv_path, md_path, *, reference: str, seeds
     )
     caption = (
         f"Peers: test instance-wise F (%, F(0,0) = 1) of public multi-label packages and of our routes, on the "
-        f"same splits, features and seeds ({', '.join(map(str, seeds))}); f: the mean over the seeds, f_sd: their "
+        f"same splits and features; a stochastic system runs on every seed ({', '.join(map(str, seeds))}), a "
+        f"deterministic one on the first (n_seeds); f: the mean over the seeds, f_sd: their "
         f"standard deviation, se: the standard error of f over test instances; diff_to_reference: f minus that of "
         f"the reference route declared in the configuration ({title(reference)}), diff_se: its paired bootstrap SE "
         f"over test instances, p_holm: its two-sided z test, Holm-adjusted over the comparisons of the dataset; "
@@ -788,8 +797,9 @@ def write_by_dataset(table: pd.DataFrame, csv_path, md_path, *, reference: str, 
         wide.append(row)
     shown = pd.DataFrame(wide).rename(columns={reference: f"{reference} (reference)"})
     caption = (
-        "Peers by dataset: test F (%) of each system over the seeds (mean ± standard deviation; seeds: their "
-        "number), each in its tuned setting (a package without one: its defaults). + (-): better (worse) than "
+        "Peers by dataset: test F (%) of each system over the seeds it ran on (mean ± standard deviation; seeds: "
+        "the reference's number; a deterministic system runs on the first seed alone and shows no ±), each in its "
+        "tuned setting (a package without one: its defaults). + (-): better (worse) than "
         f"the reference ({reference}) by more than {z:g} paired standard errors after Holm's correction over "
         "the dataset's comparisons. Keys: " + "; ".join(f"{m}: {title(m)}" for m in methods) + "."
     )
