@@ -83,19 +83,24 @@ def test_drop_constant_and_preprocess_by_hand():
     keep, values = peers.drop_constant(Y)
     assert keep.tolist() == [False, True, False] and values[[0, 2]].tolist() == [1, 1]
     # column 0: an indicator (0/1), left as it is; 1 and 2: standardised (mean 3, sd sqrt(8/3); mean 1,
-    # sd sqrt(2/3)); 3: constant 5, centred to 0
+    # sd sqrt(2/3)); 3: constant 5, removed
     X = np.array([[0.0, 1.0, 2.0, 5.0], [1.0, 3.0, 0.0, 5.0], [1.0, 5.0, 1.0, 5.0]])
     a, b = peers.preprocess(X, np.array([[0.0, 7.0, 4.0, 6.0]]))
     s1, s2 = np.sqrt(8 / 3), np.sqrt(2 / 3)
-    assert a[:, 0].tolist() == [0.0, 1.0, 1.0] and a[:, 3].tolist() == [0.0, 0.0, 0.0]
+    assert a.shape == (3, 3) and b.shape == (1, 3) and a[:, 0].tolist() == [0.0, 1.0, 1.0]
     assert a[:, 1] == pytest.approx([-2 / s1, 0.0, 2 / s1]) and a[:, 2] == pytest.approx([1 / s2, -1 / s2, 0.0])
-    assert b[0] == pytest.approx([0.0, 4 / s1, 3 / s2, 1.0])
-    # sparse: the same rule without centring (zeros stay zeros); the constant column is left as it is
+    assert b[0] == pytest.approx([0.0, 4 / s1, 3 / s2])
+    # sparse: the same rule without centring (zeros stay zeros); the constant column is removed too
     import scipy.sparse as sparse
 
     a, b = peers.preprocess(sparse.csr_matrix(X), sparse.csr_matrix([[0.0, 7.0, 4.0, 6.0]]))
-    assert a[:, 0].tolist() == [0.0, 1.0, 1.0] and a[:, 3].tolist() == [5.0, 5.0, 5.0]
-    assert a[:, 1] == pytest.approx([1 / s1, 3 / s1, 5 / s1]) and b[0] == pytest.approx([0.0, 7 / s1, 4 / s2, 6.0])
+    assert a.shape == (3, 3) and a[:, 0].tolist() == [0.0, 1.0, 1.0]
+    assert a[:, 1] == pytest.approx([1 / s1, 3 / s1, 5 / s1]) and b[0] == pytest.approx([0.0, 7 / s1, 4 / s2])
+    # a constant column of a sparse matrix that is zero on the fitted rows, and one of ones (an
+    # indicator that never varies), are removed; when no column varies, every column is kept
+    Z = sparse.csr_matrix(np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 4.0]]))
+    assert peers.preprocess(Z)[0].tolist() == [[2.0], [4.0]]  # sd 1, not centred
+    assert peers.preprocess(np.ones((2, 2)))[0].tolist() == [[1.0, 1.0], [1.0, 1.0]]
 
 
 def test_grid_points_bad_grid_names_the_key():

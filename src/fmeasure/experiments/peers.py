@@ -324,16 +324,19 @@ def _indicator_columns(X) -> np.ndarray:
 def preprocess(X_fit, *others):
     """The stage's one feature rule, fitted on ``X_fit`` (the rows a model is trained on).
 
+    - a column constant on ``X_fit`` is removed: it carries no information, and some learners
+      stumble on it (BOOMER 0.12.3 learns no rule on genbase, whose features include hundreds of
+      constant columns, and learns as usual once they are gone); when every column is constant,
+      all are kept;
     - a column whose values on ``X_fit`` are all 0 or 1 (an indicator: a word, a one-hot
       category) is left as it is: no centring, no scaling;
-    - any other column is standardised with the mean and standard deviation of ``X_fit`` (a
-      constant column becomes 0); in a sparse matrix it is scaled without centring, which keeps
-      the zeros.
+    - any other column is standardised with the mean and standard deviation of ``X_fit``; in a
+      sparse matrix it is scaled without centring, which keeps the zeros.
 
     Returns dense float64 arrays ``(X_fit, *others)``.
 
-    >>> X = np.array([[0.0, 1.0], [1.0, 3.0]])
-    >>> [a.tolist() for a in preprocess(X, np.array([[1.0, 5.0]]))]
+    >>> X = np.array([[0.0, 1.0, 7.0], [1.0, 3.0, 7.0]])
+    >>> [a.tolist() for a in preprocess(X, np.array([[1.0, 5.0, 2.0]]))]
     [[[0.0, -1.0], [1.0, 1.0]], [[1.0, 3.0]]]
     """
     sparse = sp.issparse(X_fit)
@@ -344,15 +347,20 @@ def preprocess(X_fit, *others):
         sq = np.asarray(Xf.multiply(Xf).mean(axis=0)).ravel()
         m1 = np.asarray(Xf.mean(axis=0)).ravel()
         sd = np.sqrt(np.maximum(sq - m1**2, 0.0))
+        lo = np.asarray(Xf.min(axis=0).toarray()).ravel()
+        hi = np.asarray(Xf.max(axis=0).toarray()).ravel()
     else:
         Xf = np.asarray(X_fit, dtype=np.float64)
         mean, sd = Xf.mean(axis=0), Xf.std(axis=0)
+        lo, hi = (Xf.min(axis=0), Xf.max(axis=0)) if len(Xf) else (mean, mean)
+    varies = lo < hi
+    keep = varies if varies.any() else np.ones_like(varies)
     mean = np.where(indicator, 0.0, mean)
     scale = np.where(indicator | (sd == 0), 1.0, sd)
     out = []
     for X in (X_fit, *others):
         X = X.toarray() if sp.issparse(X) else np.asarray(X)
-        out.append((np.asarray(X, dtype=np.float64) - mean) / scale)
+        out.append(((np.asarray(X, dtype=np.float64) - mean) / scale)[:, keep])
     return tuple(out)
 
 
