@@ -54,9 +54,10 @@ def pytest_xdist_auto_num_workers(config):
     return (os.cpu_count() or 1) + 1
 
 
-#: Markers of the release checks (slow; the site needs the docs extra): their tests run only when the
-#: -m expression names them (``pytest -m docs``, ``pytest -m wheel``; README, "Quick start").
-ASKED_BY_NAME = ("docs", "wheel")
+#: Markers whose tests run only when the -m expression names them (README, "Quick start"): the
+#: release checks (slow; the site needs the docs extra) and the tables on the full datasets (minutes
+#: of CPU; they need a mirror): ``pytest -m docs``, ``pytest -m wheel``, ``pytest -m fulldata``.
+ASKED_BY_NAME = ("docs", "wheel", "fulldata")
 
 
 def pytest_collection_modifyitems(config, items):

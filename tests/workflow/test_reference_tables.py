@@ -7,7 +7,8 @@ beyond its tolerance fails the test with the cell, both values and the differenc
 moves a cell on purpose rewrites the reference file in the same commit:
 ``python tools/compare_tables.py --write-reference tests/data/reference_tables.csv RUN``.
 
-Run where a full-data mirror is found (CI sets one); reported as skipped otherwise.
+Marked ``fulldata``: it runs only when asked by name (``pytest -n 0 -m fulldata``, a step of CI of
+its own), where a full-data mirror is found (CI sets one); reported as skipped otherwise.
 """
 
 import pandas as pd
@@ -32,6 +33,7 @@ def test_reference_file_covers_every_table_and_dataset():
     assert (ref["tol"] > 0).all() and ref["value"].notna().all()
 
 
+@pytest.mark.fulldata
 @pytest.mark.skipif(full_mirror() is None, reason=no_mirror_reason())
 def test_tables_2_4_5_6_hold_the_reference_values(tmp_path):
     targets = [f"results/tables/{name}.csv" for name in REFERENCE_KEYS]
