@@ -646,8 +646,9 @@ def run_table(records, instances: pd.DataFrame, *, reference: str, z: float = 2.
 
     Per row, the per-instance test F is averaged over the seeds the row ran on (every seed of the
     stage for a stochastic system, the first for a deterministic one: :func:`system_seeds`; every row
-    of a dataset must cover the same test instances). ``f`` is that average's mean (the mean of the seeds' F), ``f_sd`` the
-    standard deviation of the seeds' F, ``se`` the standard error of ``f`` over test instances;
+    of a dataset must cover the same test instances). ``f`` is that average's mean (the mean of the
+    seeds' F), ``f_sd`` the standard deviation of the seeds' F (NaN for one seed), ``se`` the standard
+    error of ``f`` over test instances;
     ``diff_to_reference`` the row's ``f`` minus the reference's and ``diff_se`` the paired-bootstrap
     SE of that difference over test instances (``n_boot`` resamplings, the same for every row);
     ``p_holm`` its two-sided z test Holm-adjusted over the comparisons of the dataset and
