@@ -65,9 +65,18 @@ def compare_cells(reference_cells: pd.DataFrame, run: Path, where: str) -> int:
     return len(moved)
 
 
+def _run_dir(path: str) -> Path:
+    """A run's working directory; exit with one line when it holds no results/tables/ (a path to
+    results/ itself, say), which would otherwise compare nothing and report no difference."""
+    run = Path(path)
+    if not any((run / "results" / "tables").glob("*.csv")):
+        sys.exit(f"compare_tables: {run} has no results/tables/*.csv: give the run's working directory")
+    return run
+
+
 def main(argv: list[str]) -> int:
     if len(argv) == 3 and argv[0] in ("--reference", "--write-reference"):
-        ref_file, run = Path(argv[1]), Path(argv[2])
+        ref_file, run = Path(argv[1]), _run_dir(argv[2])
         if argv[0] == "--write-reference":
             cells = run_cells(run / "results" / "tables").assign(tol=REFERENCE_TOL)
             cells.to_csv(ref_file, index=False)
@@ -80,7 +89,7 @@ def main(argv: list[str]) -> int:
         argv = argv[:2]
     if len(argv) != 2:
         sys.exit(__doc__.split("\n\n")[1])
-    a, b = map(Path, argv)
+    a, b = map(_run_dir, argv)
     differ = compare(a, b)
     reference = run_cells(a / "results" / "tables").assign(tol=tol)
     compare_cells(reference, b, str(a))

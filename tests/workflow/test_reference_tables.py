@@ -56,3 +56,20 @@ def test_tables_2_4_5_6_hold_the_reference_values(tmp_path):
         row = pd.read_csv(tmp_path / "results" / "structured" / d / "rml.csv").iloc[0]
         assert row["stopped_by"] == "tol", d
         assert row["duality_gap"] <= 1e-3 and row["cv_max_gap"] <= 1e-3, d
+
+
+def test_compare_tables_refuses_a_folder_without_tables(tmp_path):
+    # a path to results/ itself (or a typo) would compare nothing and report no difference
+    import subprocess
+    import sys
+
+    (tmp_path / "results").mkdir()
+    wrong = tmp_path / "results"
+    for args in ([wrong, tmp_path], ["--reference", REFERENCE, wrong]):
+        r = subprocess.run(
+            [sys.executable, ROOT / "tools" / "compare_tables.py", *args], capture_output=True, text=True
+        )
+        assert r.returncode == 1 and r.stdout == "", args
+        assert r.stderr.splitlines() == [
+            f"compare_tables: {wrong} has no results/tables/*.csv: give the run's working directory"
+        ]
