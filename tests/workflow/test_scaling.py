@@ -19,6 +19,13 @@ def test_scaling_cells_cover_both_grids_once():
     assert got == [("BR", 60, 4), ("BR", 120, 4), ("BR", 60, 8)]
 
 
+@pytest.mark.parametrize("learner", LEARNERS)
+def test_every_learner_of_the_benchmark_fits_and_predicts_a_cell(learner):
+    row = run_cell(learner, 60, 4, TINY)
+    assert row["status"] == "ok" and row["learner"] == learner and (row["n"], row["m"]) == (60, 4)
+    assert row["fit_s"] > 0 and row["predict_s"] > 0 and row["cpu_s"] > 0 and row["peak_rss_mb"] > 10
+
+
 def test_scaling_cell_over_its_time_limit_is_recorded_as_timeout():
     row = run_cell("PCC", 120, 6, {**TINY, "timeout_s": 1e-4})
     assert row["status"] == "timeout" and np.isnan(row["predict_s"])
@@ -38,7 +45,7 @@ def test_scaling_target_end_to_end_with_snakemake(tmp_path):
     run_snakemake(tmp_path, "scaling", configs=(SMOKE_CONFIG, ROOT / "tests" / "configs" / "scaling.yaml"))
     table = pd.read_csv(tmp_path / "results" / "tables" / "scaling.csv")
     assert list(table.columns[:8]) == ["learner", "n", "m", "d", "fit_s", "predict_s", "cpu_s", "peak_rss_mb"]
-    assert sorted(set(table.learner)) == sorted(LEARNERS)
+    assert sorted(set(table.learner)) == sorted(TINY["learners"])
     assert len(table) == len(cells(TINY)) and (table.status == "ok").all()
     assert (table.fit_s > 0).all() and (table.peak_rss_mb > 10).all()
     # One job (and one benchmark file) per cell.
