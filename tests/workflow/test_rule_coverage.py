@@ -25,7 +25,9 @@ def _rules_in_workflow() -> dict[str, str | None]:
 def _log(folder, rules, name="2026-01-01T000000.000000.snakemake.log"):
     path = folder / ".snakemake" / "log" / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"[Thu Jan  1 00:00:00 2026]\nlocalrule {r}:\n    jobid: {i}\n" for i, r in enumerate(rules)))
+    path.write_text(
+        "".join(f"[Thu Jan  1 00:00:00 2026]\nlocalrule {r}:\n    jobid: {i}\n" for i, r in enumerate(rules))
+    )
 
 
 def _run(*folders):
