@@ -288,7 +288,8 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/filetxt
 JobCompLoc={self.jobcomp}
 MpiDefault=none
-ReturnToService=2
+# 1, not 2: a node set DOWN by hand (a failed node, in the tests) stays out until RESUME
+ReturnToService=1
 MinJobAge={self.min_job_age}
 DefMemPerCPU=1000
 KillWait=5
