@@ -55,9 +55,11 @@ def pytest_xdist_auto_num_workers(config):
 
 
 #: Markers whose tests run only when the -m expression names them (README, "Quick start"): the
-#: release checks (slow; the site needs the docs extra) and the tables on the full datasets (minutes
-#: of CPU; they need a mirror): ``pytest -m docs``, ``pytest -m wheel``, ``pytest -m fulldata``.
-ASKED_BY_NAME = ("docs", "wheel", "fulldata")
+#: release checks (slow; the site needs the docs extra), the tables on the full datasets (minutes
+#: of CPU; they need a mirror) and the whole smoke run on the two-node Slurm cluster with a node
+#: failure (minutes; root): ``pytest -m docs``, ``pytest -m wheel``, ``pytest -m fulldata``,
+#: ``pytest -m cluster``.
+ASKED_BY_NAME = ("docs", "wheel", "fulldata", "cluster")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,9 +1,16 @@
-"""A throwaway single-node Slurm cluster on the local machine, for tests.
+"""A throwaway Slurm cluster of several nodes (default two) on the local machine, for tests.
 
-Brings up ``munged``, ``slurmctld`` and ``slurmd`` by hand (no systemd, no cgroups, no
-accounting database) with every file -- config, munge key and socket, state, spool, logs,
+Brings up ``munged``, ``slurmctld`` and one ``slurmd`` per node by hand (no systemd, no cgroups,
+no accounting database) with every file -- config, munge key and socket, state, spool, logs,
 PID files -- inside one temporary directory, on free TCP ports, so it does not collide with
-a site installation or with another copy of itself. The daemons run in the foreground as
+a site installation or with another copy of itself. The nodes are all on this host: each
+``slurmd`` is started with ``-N <node>`` and listens on the ``Port=`` of its own ``NodeName``
+line (``NodeAddr=127.0.0.1``), with its own spool folder, PID file and log (``%n`` in
+``SlurmdSpoolDir``, ``SlurmdPidFile``, ``SlurmdLogFile``). Debian 12's slurm-wlm 22.05 accepts
+this as it is: ``-N`` with a distinct ``Port=`` per node is all it takes (checked: it even accepts
+one ``NodeHostname`` for all nodes; each node gets its own made-up one anyway, never resolved
+because ``-N`` names the node), so no UTS namespace or special build is needed. The partition has ``LLN=YES`` (least loaded node): a job goes to the
+node with the fewest allocated CPUs, so two concurrent one-CPU jobs run on different nodes. The daemons run in the foreground as
 children of this process and are stopped by PID (only the ones we started), in reverse
 order, with bounded waits, also when start-up fails half way; each is recorded with
 ``tests/_children.py``, which stops it if the test run is terminated before that.
@@ -14,10 +21,11 @@ Typical use (the pytest fixture in ``tests/workflow/test_slurm.py`` does this)::
 
     reason = slurm_unavailable_reason()      # None when we can run it here
     ensure_slurm_installed()                 # apt-get install ... when root and missing
-    with SlurmCluster(tmp_path / "slurm") as cluster:
+    with SlurmCluster(tmp_path / "slurm", nodes=2) as cluster:
         env = cluster.env()                  # SLURM_CONF=... for sbatch/squeue/snakemake
         subprocess.run(["sbatch", "--wrap", "true"], env=env)
-        cluster.completed_jobs()             # {job id: state} from the jobcomp file
+        cluster.completed_jobs()             # {job id: {"JobState": ..., "NodeList": ...}}
+        cluster.set_node_state("fmnode2", "DOWN")   # and "RESUME"
 
 Run ``python tests/slurm/cluster.py`` to bring a cluster up by hand and get a shell hint.
 
@@ -70,6 +78,8 @@ CLIENT_COMMANDS = (
 )
 #: Name of the single partition (the default one, so jobs without ``-p`` land there).
 PARTITION = "debug"
+#: Node names are this prefix and a number from 1: fmnode1, fmnode2, ...
+NODE_PREFIX = "fmnode"
 
 
 def _missing_executables() -> list[str]:
@@ -147,22 +157,25 @@ def _node_hardware() -> dict[str, str]:
 
 
 class SlurmCluster:
-    """A single-node Slurm cluster living in ``root`` (created if needed).
+    """A Slurm cluster of ``nodes`` nodes on this host, living in ``root`` (created if needed).
 
     Parameters
     ----------
     root : path
         Directory for all cluster files; it is left in place after ``stop()`` so that
-        logs (``slurmctld.log``, ``slurmd.log``, ``munged.log``, ``jobcomp.log``) can be read.
+        logs (``slurmctld.log``, ``slurmd-<node>.log``, ``munged.log``, ``jobcomp.log``) can be read.
+    nodes : int
+        Number of nodes (one ``slurmd`` each), named ``fmnode1``, ``fmnode2``, ...
     start_timeout : float
         Seconds to wait for each daemon to come up before giving up.
     min_job_age : int
         ``MinJobAge``: seconds finished jobs stay visible to ``squeue``. The Snakemake
         plugin falls back to ``sacct`` when this is below three status-check intervals.
     cpus : int, optional
-        CPUs the node advertises (``SlurmdParameters=config_overrides``); default: the
-        detected count, at least 8 (memory likewise: at least 16 GB). Overcommitting lets a 2-core CI runner accept jobs
-        that ask for several threads, and lets short jobs' start-up latencies overlap.
+        CPUs each node advertises (``SlurmdParameters=config_overrides``); default: the
+        detected count, at least 4 (memory: at least 16 GB). Overcommitting lets a 2-core CI
+        runner accept jobs that ask for several threads, and lets short jobs' start-up latencies
+        overlap; with the partition's ``LLN=YES`` jobs still spread over the nodes.
 
     Examples
     --------
@@ -170,8 +183,19 @@ class SlurmCluster:
     ...     subprocess.run(["sbatch", "--wrap", "true"], env=c.env(), check=True)
     """
 
-    def __init__(self, root: Path, *, start_timeout: float = 30.0, min_job_age: int = 600, cpus: int | None = None):
+    def __init__(
+        self,
+        root: Path,
+        *,
+        nodes: int = 2,
+        start_timeout: float = 30.0,
+        min_job_age: int = 600,
+        cpus: int | None = None,
+    ):
+        if nodes < 1:
+            raise ValueError(f"a cluster needs at least one node, not {nodes}")
         self.root = Path(root)
+        self.nodes = [f"{NODE_PREFIX}{i}" for i in range(1, nodes + 1)]
         self.cpus = cpus
         self.start_timeout = start_timeout
         self.min_job_age = min_job_age
@@ -220,30 +244,36 @@ class SlurmCluster:
         os.chmod(key, 0o600)
 
         self.hw = hw = _node_hardware()
-        node = hw["NodeName"]
+        host = hw["NodeName"]
         # With config_overrides the configured memory is not checked against the hardware,
         # and without cgroups it is not enforced: advertise at least 16 GB so that a rule's
         # `mem_mb` request is not rejected on a small CI runner.
         mem = max(16384, int(hw.get("RealMemory", "1000")))
-        ctld_port, slurmd_port = _free_ports(2)
-        cpus = self.cpus or max(int(hw.get("CPUs", "1")), 8)
+        ctld_port, *node_ports = _free_ports(1 + len(self.nodes))
+        cpus = self.cpus or max(int(hw.get("CPUs", "1")), 4)
+        # Every node on 127.0.0.1 with its own port (what lets several slurmd share a host); each has
+        # its own NodeHostname too, as on a real cluster (never resolved: -N tells slurmd its node).
+        node_lines = "\n".join(
+            f"NodeName={n} NodeHostname={n} NodeAddr=127.0.0.1 Port={port} CPUs={cpus} RealMemory={mem} State=UNKNOWN"
+            for n, port in zip(self.nodes, node_ports)
+        )
         self.conf.write_text(f"""\
-# Written by tests/slurm/cluster.py: a throwaway single-node cluster, no accounting.
+# Written by tests/slurm/cluster.py: a throwaway cluster of {len(self.nodes)} node(s) on one host, no accounting.
 ClusterName=fmeasuretest
-SlurmctldHost={node}(127.0.0.1)
+SlurmctldHost={host}(127.0.0.1)
 SlurmctldPort={ctld_port}
-SlurmdPort={slurmd_port}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket={self.munge_socket}
 StateSaveLocation={r / "state"}
-SlurmdSpoolDir={r / "spool"}
+# %n: the node's name, so that the slurmd of each node has its own
+SlurmdSpoolDir={r / "spool" / "%n"}
 SlurmctldPidFile={r / "slurmctld.pid"}
-SlurmdPidFile={r / "slurmd.pid"}
+SlurmdPidFile={r / "slurmd-%n.pid"}
 SlurmctldLogFile={r / "slurmctld.log"}
-SlurmdLogFile={r / "slurmd.log"}
+SlurmdLogFile={r / "slurmd-%n.log"}
 SlurmctldDebug=info
 SlurmdDebug=info
 # no systemd/cgroups here
@@ -258,18 +288,22 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/filetxt
 JobCompLoc={self.jobcomp}
 MpiDefault=none
-ReturnToService=2
+# 1, not 2: a node set DOWN by hand (a failed node, in the tests) stays out until RESUME
+ReturnToService=1
 MinJobAge={self.min_job_age}
 DefMemPerCPU=1000
 KillWait=5
 InactiveLimit=0
 SlurmctldTimeout=60
 SlurmdTimeout=60
-# the node line below wins over the detected hardware (CPUs may be overcommitted)
+# the node lines below win over the detected hardware (CPUs may be overcommitted)
 SlurmdParameters=config_overrides
-NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={mem} State=UNKNOWN
-PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
+{node_lines}
+# LLN: each job goes to the least loaded node (fewest allocated CPUs), so jobs spread
+PartitionName={PARTITION} Nodes={",".join(self.nodes)} Default=YES MaxTime=INFINITE State=UP LLN=YES
 """)
+        for n in self.nodes:
+            (r / "spool" / n).mkdir(parents=True, exist_ok=True)
 
     def _spawn(self, name: str, cmd: list[str]) -> None:
         out = open(self.root / f"{name}.stdout", "wb")
@@ -310,7 +344,7 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
         return res.returncode == 0 and re.search(pattern, res.stdout) is not None
 
     def start(self) -> SlurmCluster:
-        """Write the config and start munged, slurmctld, slurmd; wait for an idle node."""
+        """Write the config and start munged, slurmctld, one slurmd per node; wait for idle nodes."""
         try:
             self._write_config()
             r = self.root
@@ -334,12 +368,14 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
                 lambda: self._ok(["scontrol", "ping"], r"is UP"),
                 "waiting for slurmctld to answer `scontrol ping`",
             )
-            self._spawn("slurmd", ["slurmd", "-D", "-f", str(self.conf)])
-            self._wait(
-                "slurmd",
-                lambda: self._ok(["sinfo", "-h", "-o", "%t"], r"^idle"),
-                "waiting for the node to be idle in `sinfo`",
-            )
+            for node in self.nodes:
+                self._spawn(f"slurmd-{node}", ["slurmd", "-D", "-N", node, "-f", str(self.conf)])
+            for node in self.nodes:
+                self._wait(
+                    f"slurmd-{node}",
+                    lambda node=node: self.node_state(node) == "idle",
+                    f"waiting for node {node} to be idle in `sinfo`",
+                )
         except BaseException:
             self.stop()
             raise
@@ -358,7 +394,7 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
                     time.sleep(0.5)
             except (OSError, subprocess.SubprocessError) as exc:
                 log.warning("could not cancel jobs before teardown: %s", exc)
-        for name in ("slurmd", "slurmctld", "munged"):
+        for name in reversed(list(self.procs)):  # started last, stopped first
             proc = self.procs.get(name)
             if proc is None or proc.poll() is not None:
                 if proc is not None:
@@ -389,16 +425,59 @@ PartitionName={PARTITION} Nodes={node} Default=YES MaxTime=INFINITE State=UP
                 text += [f"--- {path}"] + path.read_text(errors="replace").splitlines()[-lines:]
         return "\n".join(text)
 
-    def completed_jobs(self) -> dict[str, dict[str, str]]:
-        """Finished jobs recorded by ``jobcomp/filetxt``: {job id: {field: value}}."""
+    def job_records(self) -> list[dict[str, str]]:
+        """Every record of ``jobcomp/filetxt``, oldest first: ``{field: value}`` (``JobId``,
+        ``JobState``, ``NodeList``, ...). A job that Slurm requeued (e.g. after a node failure) has
+        one record per run under the same ``JobId``: the interrupted one (``NODE_FAIL`` or
+        ``REQUEUED``), then the last."""
         if not self.jobcomp.exists():
-            return {}
-        jobs = {}
+            return []
+        records = []
         for line in self.jobcomp.read_text().splitlines():
             fields = dict(re.findall(r"(\w+)=(\S*)", line))
             if "JobId" in fields:
-                jobs[fields["JobId"]] = fields
-        return jobs
+                records.append(fields)
+        return records
+
+    def completed_jobs(self) -> dict[str, dict[str, str]]:
+        """Finished jobs recorded by ``jobcomp/filetxt``: {job id: {field: value}} of each job's
+        last record (its ``NodeList`` is the node it ran on)."""
+        return {rec["JobId"]: rec for rec in self.job_records()}
+
+    def nodes_of(self, jobs=None) -> dict[str, str]:
+        """{job id: node it completed on} for ``jobs`` (default: every finished job)."""
+        done = self.completed_jobs()
+        return {j: done[j].get("NodeList", "") for j in (done if jobs is None else jobs) if j in done}
+
+    def node_state(self, node: str) -> str | None:
+        """The node's state as ``sinfo`` prints it (``idle``, ``mix``, ``alloc``, ``down*``, ...),
+        None if ``sinfo`` does not answer."""
+        try:
+            res = self._run(["sinfo", "-h", "-N", "-n", node, "-o", "%t"])
+        except subprocess.TimeoutExpired:
+            return None
+        lines = res.stdout.split()
+        return lines[0] if res.returncode == 0 and lines else None
+
+    def set_node_state(self, node: str, state: str, reason: str = "set by the test harness") -> None:
+        """``scontrol update NodeName=<node> State=<state>``: ``DOWN`` (its running jobs are
+        killed, and requeued when they allow it), ``DRAIN``, ``RESUME`` (back in service)."""
+        if node not in self.nodes:
+            raise ValueError(f"no node {node!r} in this cluster (nodes: {self.nodes})")
+        cmd = ["scontrol", "update", f"NodeName={node}", f"State={state}"]
+        if state.upper() in ("DOWN", "DRAIN", "FAIL"):
+            cmd.append(f"Reason={reason}")
+        res = self._run(cmd)
+        if res.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip()}")
+
+    def running_jobs(self) -> dict[str, str]:
+        """{job id: node list} of the jobs RUNNING now, from ``squeue``."""
+        try:
+            res = self._run(["squeue", "-h", "-t", "R", "-o", "%i %N"])
+        except subprocess.TimeoutExpired:
+            return {}
+        return dict(line.split(None, 1) for line in res.stdout.splitlines() if len(line.split()) == 2)
 
 
 if __name__ == "__main__":
@@ -409,7 +488,9 @@ if __name__ == "__main__":
     ensure_slurm_installed()
     where = Path(tempfile.mkdtemp(prefix="fmeasure-slurm-"))
     with SlurmCluster(where) as cluster:
-        print(f"cluster up in {where}; in another shell: export SLURM_CONF={cluster.conf}")
+        print(
+            f"cluster of {', '.join(cluster.nodes)} up in {where}; in another shell: export SLURM_CONF={cluster.conf}"
+        )
         print("Ctrl-C to stop")
         try:
             while True:
