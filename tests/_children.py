@@ -14,7 +14,11 @@ is stopped by :func:`stop_recorded`:
 * at exit, a process stops what it still records.
 
 A child is stopped by its process group (SIGTERM, then SIGKILL after a grace period), newest first
-(a Snakemake run cancels its Slurm jobs while the daemons are still up). A group is signalled only
+(a Snakemake run cancels its Slurm jobs while the daemons are still up). Some processes belong to
+no group we started: Slurm runs a batch job under its own ``slurmstepd``, in a session of its own,
+and both outlive the daemons. :func:`record_sweep` records a folder for them: what runs with
+``SLURM_CONF`` inside it in its environment, or holds a file inside it open, is killed when that
+record is stopped (recorded before the daemons start, it is stopped after them). A group is signalled only
 while its leader is the process recorded (same start time) or gone with members left: a process
 id reused by someone else's process is never signalled.
 """
@@ -31,7 +35,18 @@ import threading
 import time
 from pathlib import Path
 
-__all__ = ["REGISTRY_ENV", "popen", "record", "forget", "stop", "stop_recorded", "install", "uninstall"]
+__all__ = [
+    "REGISTRY_ENV",
+    "popen",
+    "record",
+    "record_sweep",
+    "sweep",
+    "forget",
+    "stop",
+    "stop_recorded",
+    "install",
+    "uninstall",
+]
 
 #: Environment variable naming the session's registry folder.
 REGISTRY_ENV = "FMEASURE_TEST_CHILDREN"
@@ -83,6 +98,86 @@ def record(proc: subprocess.Popen | int, what: str = "") -> dict:
     return rec
 
 
+_sweeps = 0
+
+
+def record_sweep(root: Path | str, what: str = "") -> dict:
+    """Record a folder whose processes are to be killed when the record is stopped (:func:`sweep`).
+
+    The record has a negative ``pgid`` (no process group): pass the returned dict to :func:`stop`
+    or :func:`forget`."""
+    global _sweeps
+    _sweeps += 1
+    rec = {"pgid": -_sweeps, "sweep": str(root), "owner": os.getpid(), "what": what, "t": time.time()}
+    _own.append(rec)
+    folder = os.environ.get(REGISTRY_ENV)
+    if folder and Path(folder).is_dir():
+        path = Path(folder) / f"{os.getpid()}-sweep{_sweeps}.json"
+        path.write_text(json.dumps(rec))
+        rec["file"] = str(path)
+    return rec
+
+
+def _names(pid: int, root: str) -> bool:
+    """Whether process ``pid`` has ``SLURM_CONF`` inside ``root`` in its environment or a file
+    inside ``root`` open."""
+    try:
+        env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    prefix = os.fsencode(f"SLURM_CONF={root}/")
+    if any(e.startswith(prefix) for e in env):
+        return True
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(fd).startswith(f"{root}/"):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _running(pid: int, start: str | None) -> bool:
+    """Whether ``pid`` is still the process that started at ``start`` and not a zombie."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[19] == start and fields[0] != "Z"
+
+
+def sweep(root: Path | str, grace: float = GRACE) -> list[int]:
+    """Kill (SIGTERM, SIGKILL after ``grace`` s) every process that names ``root`` as
+    :func:`_names` says, this process and its ancestors excepted; the pids signalled."""
+    root = str(Path(root).resolve())
+    spare, pid = set(), os.getpid()
+    while pid > 1:  # this process and its ancestors
+        spare.add(pid)
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) not in spare and _names(int(entry.name), root):
+            found.append((int(entry.name), _start_time(int(entry.name))))
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
+        live = [(p, s) for p, s in found if s is not None and _running(p, s)]
+        for p, _ in live:
+            try:
+                os.kill(p, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + wait
+        while any(_running(p, s) for p, s in live) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    return [p for p, _ in found]
+
+
 def forget(proc: subprocess.Popen | int | dict) -> None:
     """Drop the record of a child its owner has stopped (or that ended)."""
     pid = proc["pgid"] if isinstance(proc, dict) else proc if isinstance(proc, int) else proc.pid
@@ -114,6 +209,9 @@ def stop(proc: subprocess.Popen | int | dict, grace: float = GRACE) -> None:
 
 
 def _stop_group(rec: dict, grace: float) -> None:
+    if "sweep" in rec:
+        sweep(rec["sweep"], grace)
+        return
     if not _ours(rec):
         return
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):

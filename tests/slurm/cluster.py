@@ -345,6 +345,8 @@ PartitionName={PARTITION} Nodes={",".join(self.nodes)} Default=YES MaxTime=INFIN
 
     def start(self) -> SlurmCluster:
         """Write the config and start munged, slurmctld, one slurmd per node; wait for idle nodes."""
+        # recorded first, stopped last: whatever the daemons leave (batch jobs, their slurmstepd)
+        self._sweep = _children.record_sweep(self.root, "slurm jobs")
         try:
             self._write_config()
             r = self.root
@@ -409,6 +411,13 @@ PartitionName={PARTITION} Nodes={",".join(self.nodes)} Default=YES MaxTime=INFIN
                 proc.wait(timeout=timeout)
             _children.forget(proc)
             log.info("stopped %s (pid %d)", name, proc.pid)
+        sweep = getattr(self, "_sweep", None)
+        if sweep is not None:  # the jobs' processes that outlived the daemons, if any
+            left = _children.sweep(self.root)
+            if left:
+                log.warning("killed %d process(es) left by the cluster's jobs: %s", len(left), left)
+            _children.forget(sweep)
+            self._sweep = None
 
     def __enter__(self) -> SlurmCluster:
         return self.start()

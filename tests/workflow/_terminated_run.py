@@ -1,6 +1,9 @@
 """The test run that ``test_teardown.py`` terminates: it starts the children a test run starts (the
-Slurm daemons, a Snakemake run and its job) and then waits. Only ``test_teardown.py`` runs it, by
+Slurm daemons, a batch job running on the cluster, a Snakemake run and its job) and then waits. Only ``test_teardown.py`` runs it, by
 path; its name (no ``test_`` prefix) keeps it out of the suite's collection."""
+
+import subprocess
+import time
 
 import pytest
 from _workflow import run_snakemake
@@ -16,6 +19,13 @@ def cluster(tmp_path):
 
 def test_start_the_children_then_wait_to_be_terminated(cluster, tmp_path):
     (tmp_path / "cluster-up").touch()
+    # a batch job that runs until it is killed (Slurm runs it under slurmstepd, outside our groups)
+    subprocess.run(["sbatch", "--wrap", "sleep 3600"], env=cluster.env(), check=True, capture_output=True, timeout=30)
+    deadline = time.monotonic() + 30
+    while not cluster.running_jobs() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert cluster.running_jobs(), "the batch job never started"
+    (tmp_path / "batch-job-running").touch()
     workdir = tmp_path / "run"
     workdir.mkdir()
     mark = workdir / "job-started"

@@ -1,10 +1,12 @@
 """A test run stopped by SIGTERM (a CI time limit) leaves none of the processes it started.
 
 The check runs ``timeout -s TERM 60 python -m pytest -n 0 tests/workflow/_terminated_run.py``: that
-test brings up the Slurm cluster of ``tests/slurm/cluster.py`` and a Snakemake run through
-``tests/_workflow.py`` (whose job waits forever), and is terminated while it waits. Afterwards no
-process whose command line names the run's temporary folder may be left (munged, slurmctld, slurmd,
-snakemake, its job): other processes of the machine, which never name that folder, are not looked at.
+test brings up the Slurm cluster of ``tests/slurm/cluster.py``, submits a batch job that runs until
+killed, starts a Snakemake run through ``tests/_workflow.py`` (whose job waits forever), and is
+terminated while it waits. Afterwards no process whose command line or working folder names the
+run's temporary folder may be left (munged, slurmctld, slurmd, snakemake, its job, the batch job's
+shell and its slurmstepd): other processes of the machine, which never name that folder, are not
+looked at.
 """
 
 import os
@@ -42,11 +44,13 @@ pytestmark = [
 
 
 def _left_over(root: Path) -> list[psutil.Process]:
-    """The processes whose command line names ``root`` (the run's own folder)."""
+    """The processes whose command line or working folder names ``root`` (the run's own folder):
+    the daemons, Snakemake, its job, the batch job's shell and Slurm's step daemon (which runs
+    in the job's spool folder)."""
     out = []
-    for p in psutil.process_iter(["cmdline"]):
+    for p in psutil.process_iter(["cmdline", "cwd"]):
         try:
-            if str(root) in " ".join(p.info["cmdline"] or []):
+            if str(root) in " ".join(p.info["cmdline"] or []) + " " + (p.info["cwd"] or ""):
                 out.append(p)
         except psutil.Error:
             continue
@@ -77,5 +81,6 @@ def test_a_terminated_test_run_leaves_no_daemon_and_no_snakemake(root):
         except psutil.Error:
             pass
     assert out.returncode == 124, log  # terminated by the timeout, not finished or failed before
-    assert list(root.rglob("cluster-up")) and list(root.rglob("job-started")), "the run never got going\n" + log
+    started = ("cluster-up", "batch-job-running", "job-started")
+    assert all(list(root.rglob(s)) for s in started), "the run never got going\n" + log
     assert not names, "left running after SIGTERM:\n" + "\n".join(names) + "\n" + log
