@@ -3,8 +3,8 @@
 The check runs ``timeout -s TERM 60 python -m pytest -n 0 tests/workflow/_terminated_run.py``: that
 test brings up the Slurm cluster of ``tests/slurm/cluster.py``, submits a batch job that runs until
 killed, starts a Snakemake run through ``tests/_workflow.py`` (whose job waits forever), and is
-terminated while it waits. Afterwards no process whose command line or working folder names the
-run's temporary folder may be left (munged, slurmctld, slurmd, snakemake, its job, the batch job's
+terminated while it waits. Afterwards no process whose command line, working folder, open files or
+environment name the run's temporary folder may be left (munged, slurmctld, slurmd, snakemake, its job, the batch job's
 shell and its slurmstepd): other processes of the machine, which never name that folder, are not
 looked at.
 """
@@ -44,13 +44,15 @@ pytestmark = [
 
 
 def _left_over(root: Path) -> list[psutil.Process]:
-    """The processes whose command line or working folder names ``root`` (the run's own folder):
-    the daemons, Snakemake, its job, the batch job's shell and Slurm's step daemon (which runs
-    in the job's spool folder)."""
+    """The processes whose command line, working folder, open files or environment name ``root``
+    (the run's own folder): the daemons, Snakemake, its job, the batch job (``SLURM_CONF`` in its
+    environment) and Slurm's step daemon (which holds its node's log open)."""
     out = []
-    for p in psutil.process_iter(["cmdline", "cwd"]):
+    for p in psutil.process_iter(["cmdline", "cwd", "open_files", "environ"]):
         try:
-            if str(root) in " ".join(p.info["cmdline"] or []) + " " + (p.info["cwd"] or ""):
+            files = " ".join(f.path for f in p.info["open_files"] or [])
+            env = " ".join((p.info["environ"] or {}).values())
+            if str(root) in " ".join([*(p.info["cmdline"] or []), p.info["cwd"] or "", files, env]):
                 out.append(p)
         except psutil.Error:
             continue
