@@ -490,11 +490,12 @@ def _sample_rows_input(Y, rows, weights):
     Yc = sp.csr_array(Y) if sp.issparse(Y) else sp.csr_array(binary_input(Y, "Y", (2,)))
     if Yc.ndim != 2 or Yc.shape[1] == 0:
         raise ValueError(f"Y: expected a 2-D label matrix (n_rows, m) with m >= 1, got shape {Yc.shape}")
-    Yc = Yc.copy() if not Yc.has_canonical_format else Yc
-    Yc.sum_duplicates()
-    Yc.eliminate_zeros()
-    if Yc.data.size and not np.all(Yc.data == 1):
-        raise ValueError("Y: values must be 0 or 1")
+    if not Yc.has_canonical_format or not np.all(Yc.data == 1):  # on a copy: Y may be read-only
+        Yc = Yc.copy()
+        Yc.sum_duplicates()
+        if not np.all((Yc.data == 0) | (Yc.data == 1)):
+            raise ValueError("Y: values must be 0 or 1")
+        Yc.eliminate_zeros()
     idx = np.asarray(rows)
     if idx.ndim != 2 or idx.shape[1] == 0 or (idx.size and idx.dtype.kind not in "iu"):
         raise ValueError(f"rows: expected an integer array (n, n_samples) with n_samples >= 1, got shape {idx.shape}")
