@@ -175,14 +175,16 @@ def _delta_rows(AT, kk):
     return np.einsum("nsr,ns->nr", AT, Wsel)
 
 
-def _ratio_table(r, S):
+def _ratio_table(r, S, rows=None):
     """R[k-1, k'-1] with Delta_k' <= R Delta_k entrywise for any P with counts in 1..S.
 
     Delta_k'[i] / Delta_k[i] is a weighted mean of (s + k) / (s + k') over the counts s of label
-    i: at most (S + k) / (S + k') for k' > k and (1 + k) / (1 + k') for k' < k.
+    i: at most (S + k) / (S + k') for k' > k and (1 + k) / (1 + k') for k' < k. ``rows``: only the
+    rows for these sizes k (1-based), as an (len(rows), r) array.
     """
     k = np.arange(1, r + 1, dtype=np.float64)
-    kc, kp = k[:, None], k[None, :]
+    kc = k[:, None] if rows is None else np.asarray(rows, dtype=np.float64)[:, None]
+    kp = k[None, :]
     return np.where(kp > kc, (S + kc) / (S + kp), (1 + kc) / (1 + kp))
 
 
@@ -255,7 +257,6 @@ def _gfm_compact(A, p0, colS=None):
     mean_s = colS.sum(axis=1) / np.where(mass > 0, mass, 1.0)
     inst = np.nonzero(nz > 0)[0]
     kb = np.clip(np.rint(mean_s[inst]).astype(np.int64), 1, nz[inst])
-    R = _ratio_table(r, S)
     for _ in range(_PROBES):
         if not len(inst):
             break
@@ -266,7 +267,7 @@ def _gfm_compact(A, p0, colS=None):
         e = C[q, kb - 1]
         E[inst, kb - 1] = e
         lower[inst] = np.maximum(lower[inst], e)
-        Ui = np.minimum(U[inst], R[kb - 1] * C)
+        Ui = np.minimum(U[inst], _ratio_table(r, S, kb) * C)
         U[inst] = Ui
         Ui = np.where((Ui >= lower[inst, None] - _MARGIN) & np.isneginf(E[inst]), Ui, -np.inf)
         nxt = np.argmax(Ui, axis=1)
