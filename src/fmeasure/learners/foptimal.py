@@ -313,9 +313,15 @@ def _knn_weights(knn, dist):
 
 def _neighbour_labels(knn):
     """The training label matrix (n_train, m) int8 of a fitted ``KNeighborsClassifier``."""
-    Ytr = np.asarray(knn._y).reshape(len(knn._y), -1)
+    codes = np.asarray(knn._y).reshape(len(knn._y), -1)
     classes = knn.classes_ if isinstance(knn.classes_, list) else [knn.classes_]
-    Ytr = np.column_stack([np.asarray(c)[Ytr[:, j]] for j, c in enumerate(classes)])
+    if all(len(c) <= 2 and np.isin(c, (0, 1)).all() for c in classes):
+        # 0/1 classes: one lookup of every code in a (m, 2) table, int8 throughout
+        table = np.zeros((len(classes), 2), dtype=np.int8)
+        for j, c in enumerate(classes):
+            table[j, : len(c)] = c
+        return table[np.arange(len(classes))[None, :], codes]
+    Ytr = np.column_stack([np.asarray(c)[codes[:, j]] for j, c in enumerate(classes)])
     return check_labels(Ytr, name="the neighbours' labels")
 
 
@@ -645,8 +651,12 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             "forest": 16 * len(getattr(model, "estimators_", [])),  # pooled leaves: a few per tree
             "powerset": len(getattr(model, "label_sets_", ())),
         }[self.distribution_]
-        per_label = 1 if self._by_rows() else self.n_labels_  # sample rows, or dense sample vectors
-        rows = max(1, _CHUNK_BYTES // (4 * max(1, width) * per_label))
+        if self._by_rows():  # index and weight of a sample row, and its labels' occurrences
+            card = self._train_rows.nnz / max(1, self._train_rows.shape[0])
+            per_row = 16 + 40 * card
+        else:  # a dense sample vector and its copies
+            per_row = 4 * self.n_labels_
+        rows = max(1, int(_CHUNK_BYTES // (max(1, width) * per_row)))
         return [slice(s0, min(n, s0 + rows)) for s0 in range(0, n, rows)]
 
     # ------------------------------------------------------------------ public predictions
