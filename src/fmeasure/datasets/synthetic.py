@@ -38,8 +38,8 @@ x_i . w_j keeps unit variance for a unit-norm x_i; the rest of the model is the 
 
 Time grows as O((n_train + n_test) * (d + m)) per bisection step (about 110 steps) and memory as
 O(n * (d + m)) floats; Mediamill's shape (43,907 x 120, 101 labels) takes about ten CPU seconds
-and 0.3 GB; EUR-Lex's shape (19,348 instances, 5,000 sparse features, 3,993 labels) about two
-CPU minutes and 3 GB (dense scores for every instance and label).
+and 0.3 GB. At EUR-Lex's shape (19,348 instances, 3,993 labels) the dense scores and uniform draws
+are 0.6 GB each (n * m float64 values), and a few such arrays are alive at once.
 """
 
 from __future__ import annotations
