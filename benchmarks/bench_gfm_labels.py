@@ -9,8 +9,8 @@ Times, in one process and on the same input, per instance:
 
 - ``gfm_from_samples`` of the package on a dense (n, n_samples, m) sample: each instance's P is
   built over the labels that occur in its sample only;
-- the previous batched path, kept verbatim in ``benchmarks/gfm_samples_previous.py``: P over all
-  m labels for every chunk of instances, then the labels with mass picked out of it;
+- the previous batched path and its kernel, kept verbatim in ``benchmarks/gfm_samples_previous.py``:
+  P over all m labels for every chunk of instances, then the labels with mass picked out of it;
 - ``gfm_from_sample_rows`` of the package: the same samples given as rows of one sparse label
   matrix (as the forest and neighbour routes of ``FOptimalClassifier`` and ``KNeighborsFMeasure``
   call it), which never forms the dense sample.
