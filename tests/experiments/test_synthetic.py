@@ -132,9 +132,18 @@ def test_mediamill_shape_catalog_entry_has_mediamill_counts_and_validates():
         check_config(cfg, ROOT / "config" / "schema.yaml")
 
 
+def test_dense_entries_generate_the_same_arrays_as_before_the_tfidf_option():
+    # sha256 of the arrays the generator gave for this entry before the ``features`` option
+    # existed: the default (dense) features draw the same numbers in the same order.
+    assert _digest(generate("s", SMALL)) == "f4231c8c7b8f73ca77faa4de41badc3f79f314a5756ffa519b4c61d816a33972"
+    assert _digest(generate("s", {**SMALL, "features": "dense", "words_per_row": 5})) == _digest(generate("s", SMALL))
+
+
 def test_mediamill_shape_generated_counts():
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     ds = generate("mediamill-shape", cfg["catalog"]["mediamill-shape"])
+    # the arrays this entry generated before the ``features`` option existed
+    assert _digest(ds) == "f4927bd9dd9f32c7fc5403ea391a8f1784b5d957bbac1672afdbb2d1561374fc"
     row = summary(ds)
     assert (row["n_train"], row["n_test"], row["m"], row["d"]) == (30993, 12914, 101, 120)
     assert abs(row["cardinality"] - 4.376) < 0.01
@@ -153,3 +162,83 @@ def test_table1_lists_a_synthetic_dataset_and_checks_its_counts(tmp_path):
     assert "toy-shape" in (tmp_path / "t1.md").read_text()
     with pytest.raises(D.DatasetError, match="toy-shape.*n_train=1500.*expects 1501"):
         write_table1([ds], {"toy-shape": {**SMALL, "n_train": 1501}}, tmp_path / "t2.csv", tmp_path / "t2.md")
+
+
+TFIDF = {**SMALL, "n_train": 1200, "n_test": 400, "d": 800, "m": 300, "cardinality": 5.3, "skew": 0.7}
+TFIDF.update({"max_labels": 24, "features": "tfidf", "words_per_row": 40, "weight_density": 0.05})
+
+
+def test_tfidf_features_are_sparse_nonnegative_unit_rows():
+    import scipy.sparse as sp
+
+    ds = generate("t", TFIDF)
+    assert sp.issparse(ds.X_train) and ds.X_train.format == "csr" and ds.X_train.shape == (1200, 800)
+    assert ds.X_test.shape == (400, 800) and ds.Y_train.shape == (1200, 300) and ds.Y_test.shape == (400, 300)
+    X = sp.vstack([ds.X_train, ds.X_test]).tocsr()
+    assert X.data.min() > 0
+    np.testing.assert_allclose(np.sqrt(X.multiply(X).sum(axis=1)).A1, 1.0, rtol=1e-12)
+    nnz = np.diff(X.indptr)
+    # 40 words per row on average, repeats of frequent words merged: a few dozen distinct terms
+    assert 20 <= nnz.mean() <= 40 and nnz.min() >= 1
+    # Zipf vocabulary: the first terms are in many rows, the last ones in few
+    df = np.bincount(X.indices, minlength=800)
+    assert df[:10].mean() > 20 * max(1.0, df[-100:].mean())
+    counts = np.concatenate([ds.Y_train.sum(axis=1), ds.Y_test.sum(axis=1)])
+    assert abs(counts.mean() - 5.3) <= 1 / 1600 + 1e-12 and counts.max() <= 24
+    freq = np.vstack([ds.Y_train, ds.Y_test]).mean(axis=0)
+    ranks = np.argsort(np.argsort(-freq))
+    assert np.corrcoef(ranks, np.arange(300))[0, 1] > 0.85 and freq[:10].mean() > 10 * freq[-100:].mean()
+
+
+def test_tfidf_same_seed_same_bytes_other_seed_other_bytes(tmp_path):
+    def digest(ds):
+        import hashlib
+
+        h = hashlib.sha256()
+        for X in (ds.X_train, ds.X_test):
+            for a in (X.data, X.indices, X.indptr):
+                h.update(np.ascontiguousarray(a).tobytes())
+        for a in (ds.Y_train, ds.Y_test):
+            h.update(a.tobytes())
+        return h.hexdigest()
+
+    a = generate("t", TFIDF)
+    assert digest(a) == digest(generate("t", TFIDF))
+    assert digest(generate("t", {**TFIDF, "seed": 8})) != digest(a)
+    D.save(D.parse("t", TFIDF, tmp_path), tmp_path / "t.npz")
+    assert digest(D.load(tmp_path / "t.npz")) == digest(a)
+
+
+def test_tfidf_labels_depend_on_features():
+    ds = generate("t", {**TFIDF, "m": 20, "cardinality": 3.0, "max_labels": 6})
+    base = np.clip(ds.Y_train.mean(axis=0), 1e-3, 1 - 1e-3)
+    P = np.empty(ds.Y_test.shape)
+    for j in range(ds.n_labels):
+        P[:, j] = LogisticRegression(C=1.0).fit(ds.X_train, ds.Y_train[:, j]).predict_proba(ds.X_test)[:, 1]
+    # sparse rows meet a label's sparse weights on a few terms only: weaker than dense features
+    assert _log_loss(ds.Y_test, P) < 0.97 * _log_loss(ds.Y_test, np.broadcast_to(base, P.shape))
+
+
+@pytest.mark.parametrize(
+    "change, word",
+    [
+        ({"features": "bow"}, "features"),
+        ({"words_per_row": 0}, "words_per_row"),
+        ({"weight_density": 0}, "weight_density"),
+    ],
+)
+def test_tfidf_bad_option_names_the_key(change, word):
+    with pytest.raises(D.DatasetError, match=word):
+        generate("t", {**TFIDF, **change})
+
+
+def test_eurlex_shape_catalog_entry_has_eurlex_counts_and_validates():
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    entry = cfg["catalog"]["eurlex-shape"]
+    assert (entry["n_train"], entry["n_test"], entry["d"], entry["m"]) == (15539, 3809, 5000, 3993)
+    assert entry["cardinality"] == 5.3 and entry["features"] == "tfidf"
+    assert "eurlex-shape" not in cfg["datasets"]
+    check_config(cfg, ROOT / "config" / "schema.yaml")
+    entry["features"] = "bow"
+    with pytest.raises(ConfigError, match="features"):
+        check_config(cfg, ROOT / "config" / "schema.yaml")

@@ -631,3 +631,32 @@ def test_foptimal_findings_follow_the_gain():
     assert {r["verdict"] for r in run_findings(table(3.0))} == {"confirmed"}
     assert {r["verdict"] for r in run_findings(table(-3.0))} == {"contradicted"}
     assert {r["verdict"] for r in run_findings(table(0.5))} == {"not confirmed"}
+
+
+@pytest.mark.parametrize("kind", ["forest", "neighbors"])
+def test_foptimal_many_labels_gfm_from_training_rows_equals_the_dense_sample(kind):
+    """With many rare labels, GFM reads each sample as rows of the training labels: the same
+    predictions and expected F as GFM on the dense (n, K, m) sample of ``label_samples``."""
+    from sklearn.ensemble import ExtraTreesClassifier
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from fmeasure.inference import expected_f, gfm_from_samples
+
+    rng = np.random.default_rng(4)
+    n, d, m = 300, 8, 400
+    X = rng.standard_normal((n, d))
+    freq = 0.6 / np.arange(1, m + 1) ** 0.8
+    Y = (rng.random((n, m)) < freq).astype(np.int8)
+    Y[:, 0] = X[:, 0] > 0
+    if kind == "forest":
+        est = ExtraTreesClassifier(n_estimators=5, min_samples_leaf=4, random_state=0)
+    else:
+        est = KNeighborsClassifier(n_neighbors=9, weights="distance")
+    clf = FOptimalClassifier(est).fit(X[:200], Y[:200])
+    H, V = clf.predict(X[200:]), clf.predict_expected_f(X[200:])
+    Ys, w = clf.label_samples(X[200:])
+    H2, V2 = gfm_from_samples(Ys, w)
+    np.testing.assert_array_equal(H, H2)
+    np.testing.assert_allclose(V, V2, atol=1e-12)
+    wn = np.full(Ys.shape[:2], 1.0 / Ys.shape[1]) if w is None else w / w.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(V, expected_f(Ys, wn, H), atol=1e-12)

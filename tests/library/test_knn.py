@@ -265,3 +265,21 @@ def test_from_samples_mm_fm_on_many_labels_equal_the_full_marginal_methods():
     half = from_samples(Ys, "mm", mm_half=1)["mm"]
     np.testing.assert_array_equal(half, (p >= 0.5).astype(np.int8))
     assert half[1, 10] == 1 and out["mm"][1, 10] == 0
+
+
+def test_gfm_from_training_rows_equals_gfm_on_the_gathered_labels_with_many_labels():
+    """GFM reads the neighbours' labels from the sparse training labels: same predictions as
+    :func:`fmeasure.inference.gfm_from_samples` on the gathered (n, l, m) sample."""
+    from fmeasure.inference import gfm_from_samples
+
+    rng = np.random.default_rng(2)
+    n, d, m = 260, 5, 1500
+    X = rng.standard_normal((n, d))
+    Y = (rng.random((n, m)) < 3.0 / np.arange(1, m + 1)).astype(np.int8)
+    for ties in ("index", "all"):
+        est = KNeighborsFMeasure(n_neighbors=12, ties=ties).fit(X[:200], Y[:200])
+        _, ind = est.kneighbors(X[200:])
+        H = est.predict(X[200:])
+        for i in range(len(H)):
+            row = ind[i][ind[i] >= 0]
+            np.testing.assert_array_equal(H[i], gfm_from_samples(Y[:200][row])[0])

@@ -6,6 +6,8 @@ Every function accepts one instance or a batch and returns ``(h, value)``: ``h``
 
 * ``gfm(delta, p_zero)``, ``gfm_from_p(P, p_zero)`` -- exact for any distribution (Section 5);
   ``gfm_from_samples(Y, weights=None)`` -- the same from a sample of label vectors (fast path);
+  ``gfm_from_sample_rows(Y, rows, weights=None)`` -- the same when each sample is a set of rows
+  of one label matrix (neighbours, leaves), read in sparse form;
 * ``fm(p)``, ``jansche(p)``, ``lewis(p)``, ``marginal_modes(p)`` -- marginals; values are
   exact expectations under label independence;
 * ``categorical(p)`` -- probabilities of the single-label vectors (Theorem 4.4);
@@ -20,7 +22,7 @@ Ties are broken deterministically: the smaller prediction first (the empty one b
 other), then the lowest label index.
 """
 
-from .general import gfm, gfm_from_p, gfm_from_samples
+from .general import gfm, gfm_from_p, gfm_from_sample_rows, gfm_from_samples
 from .independence import expected_f_independent, fm, jansche, lewis, marginal_modes
 from .joint import brute_force, categorical, expected_f, joint_mode, threshold_marginals
 from .samples import METHOD_LABELS, SAMPLE_METHODS, from_samples
@@ -30,6 +32,7 @@ __all__ = [
     "gfm",
     "gfm_from_p",
     "gfm_from_samples",
+    "gfm_from_sample_rows",
     "fm",
     "jansche",
     "lewis",

@@ -12,8 +12,10 @@ Conventions:
   equal Delta values are broken towards the lowest label index.
 
 Speed: :func:`gfm_from_p` runs compiled per-instance kernels (:mod:`fmeasure.inference._kernels`);
-:func:`gfm` and :func:`gfm_from_samples` are vectorised over a batch of instances (no Python loop
-over instances).
+:func:`gfm`, :func:`gfm_from_samples` and :func:`gfm_from_sample_rows` are vectorised over a batch
+of instances (no Python loop over instances). The sample routes build each instance's P over the
+k_i labels that occur in its sample only (in label order, padded to the largest k_i of a chunk of
+instances), so their cost follows the labels with mass, not the number of labels m.
 For Delta, columns k that provably cannot win are skipped: E_k <= min(colsum_k, k * colmax_k),
 compared with max(P(y = 0), E_1). For P, labels whose P-row is zero and counts s above the
 largest one with mass are dropped (r labels, S counts remain), and every instance keeps its own
@@ -30,15 +32,16 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import scipy.sparse as sp
 
 from fmeasure._arrays import (
     CHUNK_BYTES,
     TIE_TOL,
     TOL,
+    binary_input,
     chunks,
     first_max,
     out,
-    p_counts,
     p_zero_vector,
     row_counts,
     sample_input,
@@ -48,7 +51,7 @@ from fmeasure._arrays import (
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference._kernels import gfm_p, p_stats
 
-__all__ = ["gfm", "gfm_from_p", "gfm_from_samples"]
+__all__ = ["gfm", "gfm_from_p", "gfm_from_sample_rows", "gfm_from_samples"]
 
 log = logging.getLogger(__name__)
 
@@ -172,14 +175,16 @@ def _delta_rows(AT, kk):
     return np.einsum("nsr,ns->nr", AT, Wsel)
 
 
-def _ratio_table(r, S):
+def _ratio_table(r, S, rows=None):
     """R[k-1, k'-1] with Delta_k' <= R Delta_k entrywise for any P with counts in 1..S.
 
     Delta_k'[i] / Delta_k[i] is a weighted mean of (s + k) / (s + k') over the counts s of label
-    i: at most (S + k) / (S + k') for k' > k and (1 + k) / (1 + k') for k' < k.
+    i: at most (S + k) / (S + k') for k' > k and (1 + k) / (1 + k') for k' < k. ``rows``: only the
+    rows for these sizes k (1-based), as an (len(rows), r) array.
     """
     k = np.arange(1, r + 1, dtype=np.float64)
-    kc, kp = k[:, None], k[None, :]
+    kc = k[:, None] if rows is None else np.asarray(rows, dtype=np.float64)[:, None]
+    kp = k[None, :]
     return np.where(kp > kc, (S + kc) / (S + kp), (1 + kc) / (1 + kp))
 
 
@@ -252,7 +257,6 @@ def _gfm_compact(A, p0, colS=None):
     mean_s = colS.sum(axis=1) / np.where(mass > 0, mass, 1.0)
     inst = np.nonzero(nz > 0)[0]
     kb = np.clip(np.rint(mean_s[inst]).astype(np.int64), 1, nz[inst])
-    R = _ratio_table(r, S)
     for _ in range(_PROBES):
         if not len(inst):
             break
@@ -263,7 +267,7 @@ def _gfm_compact(A, p0, colS=None):
         e = C[q, kb - 1]
         E[inst, kb - 1] = e
         lower[inst] = np.maximum(lower[inst], e)
-        Ui = np.minimum(U[inst], R[kb - 1] * C)
+        Ui = np.minimum(U[inst], _ratio_table(r, S, kb) * C)
         U[inst] = Ui
         Ui = np.where((Ui >= lower[inst, None] - _MARGIN) & np.isneginf(E[inst]), Ui, -np.inf)
         nxt = np.argmax(Ui, axis=1)
@@ -372,27 +376,54 @@ def gfm_from_p(P, p_zero):
     return out(H, V, single)
 
 
-def _gfm_p_block(Ac, pc, rows, cols):
-    """GFM for a validated block of P matrices Ac (n, m, S'), with its row and column sums."""
-    n, m, _ = Ac.shape
+#: working memory (bytes) per chunk of compact P blocks in the sample routes
+_SAMPLE_BUDGET = 8 * 2**20
+
+
+def _gfm_occurrences(n, m, inst, lab, cnt, wt, p0, budget=_SAMPLE_BUDGET):
+    """GFM from the label occurrences of weighted samples, on the labels with mass only.
+
+    Every occurrence is one label ``lab`` set in one sample vector of instance ``inst``, that
+    vector having ``cnt`` labels and (normalised) weight ``wt > 0``; ``p0`` (n,) is P(y = 0). Each
+    instance's P is built over the k_i labels that occur in its sample, in label order (so ties
+    within a column still go to the lowest label index), for instances in chunks padded to the
+    chunk's largest k_i, then :func:`_gfm_compact` runs on the compact blocks and the predictions
+    are scattered back. Time and memory O(occurrences + k_i * s_max) per instance, independent of m.
+    Returns H (n, m) int8 and the values (n,).
+    """
     H = np.zeros((n, m), dtype=np.int8)
-    active = rows > 0
-    r = int(active.sum(axis=1).max())
-    colany = (cols > 0).any(axis=0)
-    S = int(len(colany) - np.argmax(colany[::-1])) if colany.any() else 0
-    if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
-        return H, pc.copy()
-    Ac = Ac[:, :, :S]
-    if Ac.min() < 0:  # tiny negative rounding errors (validated by the caller)
-        Ac = np.maximum(Ac, 0.0)
-    AT = Ac.transpose(0, 2, 1)  # (n, S, m): the layout _gfm_compact works in
-    if r < m:
-        idx = np.argsort(~active, axis=1, kind="stable")[:, :r]  # active rows, in label order
-        AT = np.take_along_axis(AT, idx[:, None, :], axis=2)
-        h, V = _gfm_compact(AT.transpose(0, 2, 1), pc, cols[:, :S])
-        np.put_along_axis(H, idx, h, axis=1)
-    else:
-        H, V = _gfm_compact(np.ascontiguousarray(AT).transpose(0, 2, 1), pc, cols[:, :S])
+    V = p0.astype(np.float64, copy=True)
+    if not len(inst):
+        return H, V
+    key = inst.astype(np.int64) * m + lab
+    pairs, pair_of = np.unique(key, return_inverse=True)  # (instance, label), sorted
+    pinst, plab = pairs // m, pairs % m
+    k = np.bincount(pinst, minlength=n)  # labels with mass per instance
+    first = np.concatenate([[0], np.cumsum(k)])  # pairs of instance i: first[i]:first[i + 1]
+    local = np.arange(len(pairs)) - first[pinst]  # a label's row in its instance's block
+    order = np.argsort(pair_of, kind="stable")  # occurrences grouped by instance, sample order kept
+    o_pair, o_cnt, o_wt = pair_of[order], cnt[order], wt[order]
+    o_first = np.searchsorted(pinst[o_pair], np.arange(n + 1))  # occurrences of instance i
+    smax = int(cnt.max())
+    cap = max(1, budget // (8 * 8 * smax))  # instances x padded labels per chunk
+    todo = np.flatnonzero(k > 0)
+    start = 0
+    while start < len(todo):
+        run = np.maximum.accumulate(k[todo[start : start + cap]])  # padded width if stopped here
+        q = int(np.searchsorted(run * np.arange(1, len(run) + 1) > cap, True))
+        q = max(1, q)
+        ii = todo[start : start + q]
+        start += q
+        kmax = int(run[q - 1])
+        a, b = o_first[ii[0]], o_first[ii[-1] + 1]
+        op = o_pair[a:b]
+        row = np.searchsorted(ii, pinst[op])  # the instance's position in the chunk
+        S = int(o_cnt[a:b].max())
+        flat = (row * kmax + local[op]) * S + (o_cnt[a:b] - 1)
+        A = np.bincount(flat, weights=o_wt[a:b], minlength=q * kmax * S).reshape(q, kmax, S)
+        h, V[ii] = _gfm_compact(A, p0[ii])
+        sel = np.arange(first[ii[0]], first[ii[-1] + 1])  # the chunk's pairs (others have k = 0)
+        H[pinst[sel], plab[sel]] = h[np.searchsorted(ii, pinst[sel]), local[sel]]
     return H, V
 
 
@@ -438,10 +469,109 @@ def gfm_from_samples(Y, weights=None):
         H = np.zeros((1, m), np.int8)
         H[0, labels] = h[0]
         return out(H, v, single)
-    n = Y.shape[0]
+    n, S = Y.shape[:2]
     H = np.zeros((n, m), dtype=np.int8)
-    V = np.empty(n)
-    for sl in chunks(n, 8 * m * smax * 3 + Y.shape[1] * m, budget=8 * 2**20):
-        A = p_counts(Y[sl], w[sl], False, smax=smax)
-        H[sl], V[sl] = _gfm_p_block(A, p0[sl], A.sum(axis=2), A.sum(axis=1))
+    V = p0.copy()
+    # Chunks of instances bound the index arrays of the occurrences read from the dense sample.
+    for sl in chunks(n, S * m + 8 * 4 * smax * S, budget=CHUNK_BYTES):
+        flat = np.flatnonzero(Y[sl].view(np.bool_))  # values are 0/1: a bool view is exact
+        row, lab = np.divmod(flat, m)  # row = instance * S + sample
+        wt = w[sl].ravel()[row]
+        keep = wt > 0
+        row, lab, wt = row[keep], lab[keep], wt[keep]
+        H[sl], V[sl] = _gfm_occurrences(sl.stop - sl.start, m, row // S, lab, s[sl].ravel()[row], wt, p0[sl])
     return out(H, V, single)
+
+
+def _sample_rows_input(Y, rows, weights):
+    """Validate a sample given as rows of one label matrix; returns (CSR Y, rows (n, K), weights (n, K)).
+
+    The weights are normalised per instance; rows of weight 0 (padding) are allowed.
+    """
+    Yc = sp.csr_array(Y) if sp.issparse(Y) else sp.csr_array(binary_input(Y, "Y", (2,)))
+    if Yc.ndim != 2 or Yc.shape[1] == 0:
+        raise ValueError(f"Y: expected a 2-D label matrix (n_rows, m) with m >= 1, got shape {Yc.shape}")
+    if not Yc.has_canonical_format or not np.all(Yc.data == 1):  # on a copy: Y may be read-only
+        Yc = Yc.copy()
+        Yc.sum_duplicates()
+        if not np.all((Yc.data == 0) | (Yc.data == 1)):
+            raise ValueError("Y: values must be 0 or 1")
+        Yc.eliminate_zeros()
+    idx = np.asarray(rows)
+    if idx.ndim != 2 or idx.shape[1] == 0 or (idx.size and idx.dtype.kind not in "iu"):
+        raise ValueError(f"rows: expected an integer array (n, n_samples) with n_samples >= 1, got shape {idx.shape}")
+    if idx.size and (idx.min() < 0 or idx.max() >= Yc.shape[0]):
+        raise ValueError(f"rows: indices must lie in [0, {Yc.shape[0]}), got [{idx.min()}, {idx.max()}]")
+    if weights is None:
+        w = np.full(idx.shape, 1.0 / idx.shape[1])
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != idx.shape:
+            raise ValueError(f"weights: expected shape {idx.shape}, got {w.shape}")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("weights: contains NaN or infinite values")
+        if w.size and w.min() < 0:
+            raise ValueError(f"weights: must be non-negative, got minimum {w.min():.6g}")
+        tot = w.sum(axis=1, keepdims=True)
+        if np.any(tot <= 0):
+            raise ValueError("weights: sum to 0 for an instance")
+        w = w / tot
+    return Yc, idx.astype(np.intp, copy=False), w
+
+
+@single_threaded_blas
+def gfm_from_sample_rows(Y, rows, weights=None):
+    """GFM when every instance's sample is a set of rows of one label matrix (neighbours, leaves).
+
+    Same prediction and value as ``gfm_from_samples(Y[rows], weights)`` (Y dense), without ever
+    forming the (n, n_samples, m) sample: the labels of the chosen rows are read from Y in sparse
+    form, and each instance costs O(occurrences + k_i * s_max) for the k_i labels that occur in its
+    sample and its largest count s_max, whatever the number of labels m.
+
+    Parameters
+    ----------
+    Y : array-like or sparse (n_rows, m), values in {0, 1}
+        The label vectors the samples are drawn from (e.g. the training labels).
+    rows : array-like of int, shape (n, n_samples)
+        ``rows[i]`` are the rows of Y that form instance i's sample (repeats allowed).
+    weights : array-like (n, n_samples), optional
+        Non-negative weights of the sample rows, normalised per instance (a weight of 0 pads a
+        shorter sample); default equal.
+
+    Returns
+    -------
+    h : ndarray of int8, shape (n, m)
+    value : ndarray of shape (n,)
+        Expected F-measure of ``h`` under the empirical (weighted) distribution of each sample.
+
+    Examples
+    --------
+    >>> Y = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 0, 1]])
+    >>> h, v = gfm_from_sample_rows(Y, [[0, 1, 2, 3], [2, 2, 1, 3]])
+    >>> h.tolist(), np.round(v, 4).tolist()
+    ([[1, 0, 0], [0, 0, 0]], [0.5833, 0.5])
+    """
+    Yc, idx, w = _sample_rows_input(Y, rows, weights)
+    n, K = idx.shape
+    m = Yc.shape[1]
+    counts = np.diff(Yc.indptr)
+    s = counts[idx]  # (n, K)
+    p0 = (w * (s == 0)).sum(axis=1)
+    H = np.zeros((n, m), dtype=np.int8)
+    V = p0.copy()
+    per = max(1, int(np.ceil(counts.mean() * K))) if len(counts) else 1
+    for sl in chunks(n, 80 * per, budget=CHUNK_BYTES):
+        ri = idx[sl].ravel()
+        wi = w[sl].ravel()
+        live = (wi > 0) & (counts[ri] > 0)
+        sample = np.flatnonzero(live)  # sample rows (instance * K + j) with labels and weight
+        ln = counts[ri[sample]]
+        tot = int(ln.sum())
+        if tot == 0:
+            continue
+        owner = np.repeat(sample, ln)
+        pos = np.repeat(Yc.indptr[ri[sample]], ln) + (np.arange(tot) - np.repeat(np.cumsum(ln) - ln, ln))
+        H[sl], V[sl] = _gfm_occurrences(
+            sl.stop - sl.start, m, owner // K, Yc.indices[pos], counts[ri[owner]], wi[owner], p0[sl]
+        )
+    return H, V

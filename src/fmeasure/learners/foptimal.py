@@ -28,9 +28,12 @@ Cost per predicted instance, m labels: the marginal route adds O(m^2) to the est
 then a compiled walk down the chain in O(n_samples * m * (1 + s)) per instance, s the labels drawn
 positive), then GFM in O(n_samples * m + m^2 * s_max).
 The forest route pools up to ``n_estimators`` leaves, the neighbour route ``n_neighbors``
-vectors, the powerset route the K distinct training label sets; GFM on K pooled vectors costs
-O(K * m + m^2 * s_max). Memory: chunks of instances,
-each chunk at most a few tens of MB.
+vectors, the powerset route the K distinct training label sets. GFM builds P over the k labels
+that occur in an instance's sample only: O(k * s_max) per size it evaluates, whatever m. The
+forest and neighbour routes hand it the pooled rows of the training labels in sparse form
+(:func:`fmeasure.inference.gfm_from_sample_rows`), so reading a pool of K vectors costs O(K * c)
+for c labels per vector rather than O(K * m). Memory: chunks of instances, each chunk at most a
+few tens of MB.
 """
 
 from __future__ import annotations
@@ -47,7 +50,14 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
 from fmeasure import metrics
-from fmeasure.inference import expected_f_independent, fm, from_samples, gfm_from_samples, marginal_modes
+from fmeasure.inference import (
+    expected_f_independent,
+    fm,
+    from_samples,
+    gfm_from_sample_rows,
+    gfm_from_samples,
+    marginal_modes,
+)
 from fmeasure.io import progress
 from fmeasure.learners.base import check_labels, multilabel_tags
 
@@ -301,6 +311,36 @@ def _knn_weights(knn, dist):
     return np.asarray(knn.weights(dist), dtype=np.float64)
 
 
+def _neighbour_labels(knn):
+    """The training label matrix (n_train, m) int8 of a fitted ``KNeighborsClassifier``."""
+    codes = np.asarray(knn._y).reshape(len(knn._y), -1)
+    classes = knn.classes_ if isinstance(knn.classes_, list) else [knn.classes_]
+    if all(len(c) <= 2 and np.isin(c, (0, 1)).all() for c in classes):
+        # 0/1 classes: one lookup of every code in a (m, 2) table, int8 throughout
+        table = np.zeros((len(classes), 2), dtype=np.int8)
+        for j, c in enumerate(classes):
+            table[j, : len(c)] = c
+        return table[np.arange(len(classes))[None, :], codes]
+    Ytr = np.column_stack([np.asarray(c)[codes[:, j]] for j, c in enumerate(classes)])
+    return check_labels(Ytr, name="the neighbours' labels")
+
+
+def _rows_expected_f(Ytr, idx, w, H):
+    """:func:`_sample_expected_f` of the sample ``Ytr[idx]`` (Ytr CSR), reading its labels sparsely."""
+    n, K = idx.shape
+    counts = np.diff(Ytr.indptr)
+    ri = idx.ravel()
+    ln = counts[ri]
+    owner = np.repeat(np.arange(n * K), ln)
+    pos = np.repeat(Ytr.indptr[ri], ln) + (np.arange(int(ln.sum())) - np.repeat(np.cumsum(ln) - ln, ln))
+    tp = np.bincount(owner, weights=H[owner // K, Ytr.indices[pos]], minlength=n * K).reshape(n, K)
+    den = counts[idx] + H.sum(axis=1, dtype=np.int64)[:, None]
+    F = np.where(den == 0, 1.0, 2.0 * tp / np.maximum(den, 1))
+    if w is None:
+        return F.mean(axis=1)
+    return (F * w).sum(axis=1) / w.sum(axis=1)
+
+
 def _sample_expected_f(Ys, w, H):
     """Mean F of H[i] over the (weighted) label vectors Ys[i] (F(0, 0) = 1)."""
     tp = np.einsum("nsm,nm->ns", Ys, H.astype(np.int8), dtype=np.int64)
@@ -494,6 +534,10 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             self._train_leaves = model.apply(Xt)
             self._train_Y = Y
             self._train_weight = _routed_sample_weight(est, fit_params, len(Y))
+        if self.distribution_ == "neighbors":
+            self._train_Y = _neighbour_labels(model)
+        if self.distribution_ in ("forest", "neighbors"):
+            self._train_rows = sp.csr_array(self._train_Y)  # the labels GFM reads, sparse
         return self
 
     # ------------------------------------------------------------------ the route's distribution
@@ -520,21 +564,25 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         Xt = pre.transform(X) if pre is not None else X
         if self.distribution_ == "chain":
             return self._with_constants(chain_samples(model, Xt, self.n_samples, self._rng())), None
+        if self.distribution_ == "powerset":
+            w = _check_probabilities(np.asarray(model.predict_set_proba(Xt), dtype=np.float64), "predict_set_proba")
+            return np.broadcast_to(model.label_sets_, (len(w), *model.label_sets_.shape)), w
+        idx, w = self._sample_rows(Xt)
+        return self._train_Y[idx], w
+
+    def _sample_rows(self, Xt):
+        """Forest and neighbour routes: the training rows of each instance's sample and their
+        weights, ``(idx (n, K), w (n, K) or None)``; the sample is ``self._train_Y[idx]``."""
+        model, _ = _unwrap(self.estimator_)
         if self.distribution_ == "forest":
             idx, w = _forest_neighbourhoods(self._train_leaves, model.apply(Xt))
             if self._train_weight is not None:
                 sw = w * self._train_weight[idx]
                 some = sw.sum(axis=1) > 0  # else every pooled vector weighs 0: keep their counts
                 w[some] = sw[some]
-            return self._train_Y[idx], w
-        if self.distribution_ == "powerset":
-            w = _check_probabilities(np.asarray(model.predict_set_proba(Xt), dtype=np.float64), "predict_set_proba")
-            return np.broadcast_to(model.label_sets_, (len(w), *model.label_sets_.shape)), w
+            return idx, w
         dist, idx = model.kneighbors(Xt)
-        Ytr = np.asarray(model._y).reshape(len(model._y), -1)
-        classes = model.classes_ if isinstance(model.classes_, list) else [model.classes_]
-        Ytr = np.column_stack([np.asarray(c)[Ytr[:, j]] for j, c in enumerate(classes)])
-        return check_labels(Ytr, name="the neighbours' labels")[idx], _knn_weights(model, dist)
+        return idx, _knn_weights(model, dist)
 
     def _rng(self):
         return np.random.default_rng(check_random_state(self.random_state).randint(2**32 - 1))
@@ -578,10 +626,22 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         chunks = self._row_chunks(n)
         for sl in progress(chunks, desc=f"{self.route_}: chunks of instances done", logger=log, every=30.0):
             # the samples of a chunk of instances at a time
-            Ys, w = self.label_samples(_safe_indexing(X, np.arange(sl.start, sl.stop)))
+            Xc = _safe_indexing(X, np.arange(sl.start, sl.stop))
+            if self._by_rows():  # GFM straight from the training rows: no (n, K, m) sample
+                _, pre = _unwrap(self.estimator_)
+                idx, w = self._sample_rows(pre.transform(Xc) if pre is not None else Xc)
+                H[sl] = gfm_from_sample_rows(self._train_rows, idx, w)[0]
+                V[sl] = _rows_expected_f(self._train_rows, idx, w, H[sl])
+                continue
+            Ys, w = self.label_samples(Xc)
             H[sl] = from_samples(Ys, method, weights=w)[method]
             V[sl] = _sample_expected_f(Ys, w, H[sl])
         return H, V
+
+    def _by_rows(self):
+        """Whether inference reads the samples as rows of the training labels (GFM on the forest
+        and neighbour routes)."""
+        return self.inference_ == "gfm" and self.distribution_ in ("forest", "neighbors")
 
     def _row_chunks(self, n):
         model, _ = _unwrap(self.estimator_)
@@ -591,7 +651,12 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             "forest": 16 * len(getattr(model, "estimators_", [])),  # pooled leaves: a few per tree
             "powerset": len(getattr(model, "label_sets_", ())),
         }[self.distribution_]
-        rows = max(1, _CHUNK_BYTES // (4 * max(1, width) * self.n_labels_))
+        if self._by_rows():  # index and weight of a sample row, and its labels' occurrences
+            card = self._train_rows.nnz / max(1, self._train_rows.shape[0])
+            per_row = 16 + 40 * card
+        else:  # a dense sample vector and its copies
+            per_row = 4 * self.n_labels_
+        rows = max(1, int(_CHUNK_BYTES // (max(1, width) * per_row)))
         return [slice(s0, min(n, s0 + rows)) for s0 in range(0, n, rows)]
 
     # ------------------------------------------------------------------ public predictions

@@ -124,9 +124,10 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
     algorithm : str, default="brute"
         Passed to :class:`~sklearn.neighbors.NearestNeighbors`.
     chunk_size : int or None, default=None
-        Number of query instances handled at once in :meth:`predict` (bounds memory:
-        GFM holds a (chunk, m, m) array). ``None`` picks a size keeping that array near
-        256 MB.
+        Number of query instances handled at once in :meth:`predict` (bounds memory: MM,
+        JM and FM gather the neighbours' labels as a (chunk, n_neighbors, m) array; GFM
+        reads them from the sparse training labels). ``None`` picks a size keeping the
+        gathered labels near 16 MB.
     n_jobs : int or None, default=None
         Threads for the neighbour search (passed to
         :class:`~sklearn.neighbors.NearestNeighbors` and used as the OpenMP thread limit
@@ -318,11 +319,18 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
         m = self.n_labels_
         H = np.empty((n, m), dtype=np.int8)
         sizes = (ind >= 0).sum(axis=1)
-        chunk = self.chunk_size or max(1, int(2**25 // max(1, m * m)))  # ~256 MB of float64
+        # GFM reads the neighbours' labels as rows of the (sparse) training labels; the other
+        # methods gather the dense (chunk, size, m) sample
+        Ysp = sp.csr_array(self.Y_train_) if self.inference == "gfm" else None
         for size in np.unique(sizes):
             rows = np.flatnonzero(sizes == size)
+            per = size if Ysp is not None else size * m  # bytes of the sample per instance
+            chunk = self.chunk_size or max(1, int(2**24 // max(1, per)))  # ~16 MB of int8 labels
             for start in range(0, rows.size, chunk):
                 r = rows[start : start + chunk]
+                if Ysp is not None:
+                    H[r] = inference.gfm_from_sample_rows(Ysp, ind[r, :size])[0]
+                    continue
                 Ys = self.Y_train_[ind[r, :size]]  # (chunk, size, m)
                 H[r] = inference.from_samples(Ys, self.inference, mm_half=self.mm_half)[self.inference]
         return H
