@@ -81,13 +81,16 @@ def test_search_choice_equals_a_brute_force_loop():
 
 def test_search_built_in_routes_equal_a_brute_force_loop():
     X, Y = toy(n=80, seed=1)
-    search = FOptimalSearchCV(["lfp", "knn", "powerset"], cv=3, random_state=5).fit(X, Y)
+    search = FOptimalSearchCV(["efp", "lfp", "knn", "powerset"], cv=3, random_state=5).fit(X, Y)
     # the folds: shuffled KFold seeded from random_state, the same for every candidate
     seed = int(np.random.RandomState(5).randint(np.iinfo(np.int32).max))
     splits = list(KFold(3, shuffle=True, random_state=seed).split(X))
     min_train = min(len(tr) for tr, _ in splits)
-    cands, dropped = S.route_candidates(X, Y, ["lfp", "knn", "powerset"], random_state=seed, min_train=min_train)
-    assert dropped == {} and list(search.candidates_) == ["lfp", "knn", "powerset"]
+    cands, dropped = S.route_candidates(
+        X, Y, ["efp", "lfp", "knn", "powerset"], random_state=seed, min_train=min_train
+    )
+    assert dropped == {} and list(search.candidates_) == ["efp", "lfp", "knn", "powerset"]
+    assert len(search.cv_results_["candidate"]) == 3 + 1 + 3 + 2  # efp: three settings
     rows = brute_force(cands, X, Y, splits)
     means = [s.mean() for _, _, s in rows]
     np.testing.assert_allclose(search.cv_results_["mean_test_score"], means, atol=1e-12)
@@ -167,6 +170,8 @@ def test_route_rules_drop_and_cheapen_by_size():
     assert set(cands) == set(S.ROUTES) and dropped == {}
     assert cands["knn"][1] == {"n_neighbors": [10, 20]}  # 40 neighbours: not below the fold size
     assert cands["extra_trees"][1] == {"estimator__min_samples_leaf": [1, 3]}
+    # EFP: C tuned per model by log loss, or one C for all its models (10 or 100)
+    assert cands["efp"][1] == {"Cs": [(0.01, 0.1, 1.0, 10.0), (10.0,), (100.0,)]}
     # dense continuous X: RBF (Nystroem) features for the powerset; 0/1 X: linear
     assert "nystroem" in cands["powerset"][0].estimator.estimator.named_steps
     binary, _ = S.route_candidates((X > 0).astype(float), Y, ["powerset"])
@@ -202,6 +207,8 @@ def test_route_rules_forest_memory(monkeypatch):
     monkeypatch.setattr(S, "LARGE_CELLS", 399)  # n * m = 400: one setting, no random forest
     cands, dropped = S.route_candidates(X, Y, ["extra_trees", "random_forest"])
     assert cands["extra_trees"][1] == {"estimator__min_samples_leaf": [4]} and list(dropped) == ["random_forest"]
+    efp, _ = S.route_candidates(X, Y, ["efp"])  # and EFP its per-model tuning alone
+    assert efp["efp"][1] == {"Cs": [S.LOGISTIC_CS]}
     monkeypatch.setattr(S, "FOREST_MAX_FACTOR", 3)
     _, dropped = S.route_candidates(X, Y, ["extra_trees", "random_forest", "mixture"])
     assert set(dropped) == {"extra_trees", "random_forest", "mixture"}

@@ -12,7 +12,8 @@ The built-in routes (:func:`route_candidates`), each a model of the label distri
 by exact F-optimal inference, and the settings the search tries:
 
 - ``efp``: :class:`~fmeasure.learners.EFP`, a model of P(y = 0 | x) and per label a multinomial
-  model of ``[y_i = 1] * |y|``, then GFM; C tuned per model inside;
+  model of ``[y_i = 1] * |y|``, then GFM; three settings: C tuned per model inside, or one C
+  shared by all its models, each of ``EFP_SHARED_CS`` (10, 100);
 - ``lfp``: :class:`~fmeasure.learners.LFP`, one logistic model per label, then FM (exact under
   label independence); C tuned per model inside;
 - ``extra_trees``, ``random_forest``: ``FOptimalClassifier(ExtraTreesClassifier(...))`` (or
@@ -29,7 +30,9 @@ by exact F-optimal inference, and the settings the search tries:
   {10, 30}; sparse or 0/1 X: max-abs scaled, linear, C in {1, 10}.
 
 The logistic models of EFP, LFP and the chain tune their C per model on the grid ``LOGISTIC_CS``
-by 2-fold log loss, stopping the walk up the grid at the first C that does not improve. EFP and
+by 2-fold log loss, stopping the walk up the grid at the first C that does not improve. Log loss
+judges each model alone and regularises the models of rare labels hard, which flattens the
+probabilities that GFM reads; EFP's shared-C settings let the search's F decide instead. EFP and
 LFP standardise dense features that are not 0/1 themselves; trees and the chain take X as it is.
 
 Size rules
@@ -45,9 +48,9 @@ scale are dropped or made cheaper before the search (``dropped_`` lists the drop
   nodes, so a forest of ``FOREST_TREES`` trees holds about 32 n m ``FOREST_TREES`` /
   min_samples_leaf bytes. min_samples_leaf is multiplied by f, the smallest integer that keeps
   this under ``FOREST_MAX_BYTES`` (1 GiB); the forests are dropped when f > ``FOREST_MAX_FACTOR``
-  (16). When n * m > ``LARGE_CELLS`` (400,000), ``extra_trees`` tries min_samples_leaf = f only
-  and ``random_forest`` is dropped (the extra trees cover the forest route at a fraction of its
-  cost);
+  (16). When n * m > ``LARGE_CELLS`` (400,000), ``extra_trees`` tries min_samples_leaf = f only,
+  ``random_forest`` is dropped (the extra trees cover the forest route at a fraction of its
+  cost) and ``efp`` tries its per-model tuning only;
 - ``knn``: neighbour counts not below the smallest training fold are left out.
 
 ``candidates="fast"`` tries ``extra_trees``, ``knn``, ``lfp`` and ``powerset`` with one setting
@@ -86,6 +89,8 @@ CANDIDATE_SETS = {"default": ROUTES, "fast": ("extra_trees", "knn", "lfp", "powe
 
 #: C grid of the logistic models (EFP, LFP, chain), tuned per model by 2-fold log loss.
 LOGISTIC_CS = (0.01, 0.1, 1.0, 10.0)
+#: EFP's other settings: one C shared by all its models (chosen by the search's F, not log loss).
+EFP_SHARED_CS = (10.0, 100.0)
 #: Largest number of distinct training label sets for the powerset route.
 POWERSET_MAX_SETS = 200
 #: Features of the RBF kernel's Nystroem approximation in the powerset route (dense X).
@@ -179,7 +184,7 @@ def route_candidates(X, Y, names="default", *, random_state=None, min_train=None
         if reason is not None:
             dropped[name] = reason
             continue
-        if fast or (name == "extra_trees" and n * m > LARGE_CELLS):
+        if fast or (name in ("extra_trees", "efp") and n * m > LARGE_CELLS):
             grid = {k: v[:1] for k, v in grid.items()}
         out[name] = (est, grid)
     return out, dropped
@@ -203,7 +208,8 @@ def _build(name, *, kind, forest_factor, min_train, random_state):
     from fmeasure.learners.pcc import ProbabilisticClassifierChain
 
     if name == "efp":
-        return _seeded(EFP(Cs=LOGISTIC_CS, cv=2, patience=1), random_state), {}
+        grid = {"Cs": [LOGISTIC_CS, *((c,) for c in EFP_SHARED_CS)]}
+        return _seeded(EFP(Cs=LOGISTIC_CS, cv=2, patience=1), random_state), grid
     if name == "lfp":
         return _seeded(LFP(Cs=LOGISTIC_CS, cv=2, patience=1), random_state), {}
     if name == "chain":
