@@ -86,9 +86,7 @@ def test_search_built_in_routes_equal_a_brute_force_loop():
     seed = int(np.random.RandomState(5).randint(np.iinfo(np.int32).max))
     splits = list(KFold(3, shuffle=True, random_state=seed).split(X))
     min_train = min(len(tr) for tr, _ in splits)
-    cands, dropped = S.route_candidates(
-        X, Y, ["efp", "lfp", "knn", "powerset"], random_state=seed, min_train=min_train
-    )
+    cands, dropped = S.route_candidates(X, Y, ["efp", "lfp", "knn", "powerset"], random_state=seed, min_train=min_train)
     assert dropped == {} and list(search.candidates_) == ["efp", "lfp", "knn", "powerset"]
     assert len(search.cv_results_["candidate"]) == 3 + 1 + 3 + 2  # efp: three settings
     rows = brute_force(cands, X, Y, splits)
