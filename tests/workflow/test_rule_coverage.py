@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from _mirror import ROOT
 
 TOOL = ROOT / "tools" / "rule_coverage.py"
@@ -20,6 +21,15 @@ def _rules_in_workflow() -> dict[str, str | None]:
                 script = re.search(r'script:\s*"\.\./scripts/([\w.]+)"', block)
                 out[head.group(1)] = script.group(1) if script else None
     return out
+
+
+@pytest.fixture(autouse=True)
+def _no_fake_logs_left(tmp_path):
+    """Remove this module's made-up logs afterwards: a coverage count over the test run's
+    folders (``--basetemp``) must see the real runs' logs only."""
+    yield
+    for log in tmp_path.rglob("*.snakemake.log"):
+        log.unlink()
 
 
 def _log(folder, rules, name="2026-01-01T000000.000000.snakemake.log"):
