@@ -36,8 +36,12 @@ def _random_samples(rng, n, S, m, ties):
     return Y, w
 
 
+@pytest.mark.parametrize("path", ["chosen", "all labels", "labels with mass"])
 @pytest.mark.parametrize("seed", range(6))
-def test_small_problems_match_brute_force_and_the_p_route(seed):
+def test_small_problems_match_brute_force_and_the_p_route(seed, path, monkeypatch):
+    # the dense sample's two paths, each forced, and the one the mean number of labels with mass picks
+    if path != "chosen":
+        monkeypatch.setattr(G, "DENSE_MASS", 0.0 if path == "all labels" else 1.0)
     rng = np.random.default_rng(seed)
     n, S, m = 12, int(rng.integers(1, 9)), int(rng.integers(1, 11))
     Y, w = _random_samples(rng, n, S, m, ties=seed % 2 == 0)

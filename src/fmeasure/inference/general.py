@@ -42,6 +42,7 @@ from fmeasure._arrays import (
     chunks,
     first_max,
     out,
+    p_counts,
     p_zero_vector,
     row_counts,
     sample_input,
@@ -54,6 +55,10 @@ from fmeasure.inference._kernels import gfm_p, p_stats
 __all__ = ["gfm", "gfm_from_p", "gfm_from_sample_rows", "gfm_from_samples"]
 
 log = logging.getLogger(__name__)
+
+#: A dense sample whose instances have, on average, more than this fraction of the m labels with
+#: mass is inferred with P over all labels (cheaper there than gathering the labels with mass).
+DENSE_MASS = 0.25
 
 
 def _topk_sums(DT):
@@ -427,6 +432,30 @@ def _gfm_occurrences(n, m, inst, lab, cnt, wt, p0, budget=_SAMPLE_BUDGET):
     return H, V
 
 
+def _gfm_p_block(Ac, pc, rows, cols):
+    """GFM for a validated block of P matrices Ac (n, m, S'), with its row and column sums."""
+    n, m, _ = Ac.shape
+    H = np.zeros((n, m), dtype=np.int8)
+    active = rows > 0
+    r = int(active.sum(axis=1).max())
+    colany = (cols > 0).any(axis=0)
+    S = int(len(colany) - np.argmax(colany[::-1])) if colany.any() else 0
+    if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
+        return H, pc.copy()
+    Ac = Ac[:, :, :S]
+    if Ac.min() < 0:  # tiny negative rounding errors (validated by the caller)
+        Ac = np.maximum(Ac, 0.0)
+    AT = Ac.transpose(0, 2, 1)  # (n, S, m): the layout _gfm_compact works in
+    if r < m:
+        idx = np.argsort(~active, axis=1, kind="stable")[:, :r]  # active rows, in label order
+        AT = np.take_along_axis(AT, idx[:, None, :], axis=2)
+        h, V = _gfm_compact(AT.transpose(0, 2, 1), pc, cols[:, :S])
+        np.put_along_axis(H, idx, h, axis=1)
+    else:
+        H, V = _gfm_compact(np.ascontiguousarray(AT).transpose(0, 2, 1), pc, cols[:, :S])
+    return H, V
+
+
 @single_threaded_blas
 def gfm_from_samples(Y, weights=None):
     """GFM straight from label samples: the fast path for kNN neighbourhoods and PCC samples.
@@ -472,6 +501,13 @@ def gfm_from_samples(Y, weights=None):
     n, S = Y.shape[:2]
     H = np.zeros((n, m), dtype=np.int8)
     V = p0.copy()
+    if Y[:64].any(axis=1).sum(axis=1).mean() > DENSE_MASS * m:
+        # most labels occur in each instance's sample (judged on the first instances): P over
+        # all m labels costs less than gathering each instance's labels with mass
+        for sl in chunks(n, 8 * m * smax * 3 + S * m, budget=8 * 2**20):
+            A = p_counts(Y[sl], w[sl], False, smax=smax)
+            H[sl], V[sl] = _gfm_p_block(A, p0[sl], A.sum(axis=2), A.sum(axis=1))
+        return out(H, V, single)
     # Chunks of instances bound the index arrays of the occurrences read from the dense sample.
     for sl in chunks(n, S * m + 8 * 4 * smax * S, budget=CHUNK_BYTES):
         flat = np.flatnonzero(Y[sl].view(np.bool_))  # values are 0/1: a bool view is exact
@@ -481,6 +517,15 @@ def gfm_from_samples(Y, weights=None):
         row, lab, wt = row[keep], lab[keep], wt[keep]
         H[sl], V[sl] = _gfm_occurrences(sl.stop - sl.start, m, row // S, lab, s[sl].ravel()[row], wt, p0[sl])
     return out(H, V, single)
+
+
+def _mean_labels_with_mass(Yc, idx):
+    """Mean number of distinct labels in the samples ``idx`` (n, K) of rows of the CSR matrix ``Yc``."""
+    sub = Yc[idx.ravel()].tocoo()
+    if idx.shape[0] == 0:
+        return 0.0
+    pairs = (sub.row // idx.shape[1]).astype(np.int64) * Yc.shape[1] + sub.col
+    return np.count_nonzero(np.bincount(pairs, minlength=idx.shape[0] * Yc.shape[1])) / idx.shape[0]
 
 
 def _sample_rows_input(Y, rows, weights):
@@ -559,6 +604,14 @@ def gfm_from_sample_rows(Y, rows, weights=None):
     p0 = (w * (s == 0)).sum(axis=1)
     H = np.zeros((n, m), dtype=np.int8)
     V = p0.copy()
+    if n and _mean_labels_with_mass(Yc, idx[:32]) > DENSE_MASS * m:
+        # most labels occur in each instance's sample: read the samples densely, P over all labels
+        smax = max(1, int(s.max()))
+        for sl in chunks(n, 8 * m * smax * 3 + 2 * K * m, budget=8 * 2**20):
+            Yd = Yc[idx[sl].ravel()].toarray().astype(np.int8, copy=False).reshape(sl.stop - sl.start, K, m)
+            A = p_counts(Yd, w[sl], False, smax=smax)
+            H[sl], V[sl] = _gfm_p_block(A, p0[sl], A.sum(axis=2), A.sum(axis=1))
+        return H, V
     per = max(1, int(np.ceil(counts.mean() * K))) if len(counts) else 1
     for sl in chunks(n, 80 * per, budget=CHUNK_BYTES):
         ri = idx[sl].ravel()

@@ -325,22 +325,6 @@ def _neighbour_labels(knn):
     return check_labels(Ytr, name="the neighbours' labels")
 
 
-def _rows_expected_f(Ytr, idx, w, H):
-    """:func:`_sample_expected_f` of the sample ``Ytr[idx]`` (Ytr CSR), reading its labels sparsely."""
-    n, K = idx.shape
-    counts = np.diff(Ytr.indptr)
-    ri = idx.ravel()
-    ln = counts[ri]
-    owner = np.repeat(np.arange(n * K), ln)
-    pos = np.repeat(Ytr.indptr[ri], ln) + (np.arange(int(ln.sum())) - np.repeat(np.cumsum(ln) - ln, ln))
-    tp = np.bincount(owner, weights=H[owner // K, Ytr.indices[pos]], minlength=n * K).reshape(n, K)
-    den = counts[idx] + H.sum(axis=1, dtype=np.int64)[:, None]
-    F = np.where(den == 0, 1.0, 2.0 * tp / np.maximum(den, 1))
-    if w is None:
-        return F.mean(axis=1)
-    return (F * w).sum(axis=1) / w.sum(axis=1)
-
-
 def _sample_expected_f(Ys, w, H):
     """Mean F of H[i] over the (weighted) label vectors Ys[i] (F(0, 0) = 1)."""
     tp = np.einsum("nsm,nm->ns", Ys, H.astype(np.int8), dtype=np.int64)
@@ -630,8 +614,7 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             if self._by_rows():  # GFM straight from the training rows: no (n, K, m) sample
                 _, pre = _unwrap(self.estimator_)
                 idx, w = self._sample_rows(pre.transform(Xc) if pre is not None else Xc)
-                H[sl] = gfm_from_sample_rows(self._train_rows, idx, w)[0]
-                V[sl] = _rows_expected_f(self._train_rows, idx, w, H[sl])
+                H[sl], V[sl] = gfm_from_sample_rows(self._train_rows, idx, w)  # V: E[F] of H
                 continue
             Ys, w = self.label_samples(Xc)
             H[sl] = from_samples(Ys, method, weights=w)[method]
