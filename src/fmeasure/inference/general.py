@@ -456,6 +456,12 @@ def _gfm_p_block(Ac, pc, rows, cols):
     return H, V
 
 
+def _gfm_all_labels(Y, w, p0, smax):
+    """GFM on dense samples Y (n, K, m) with weights w (n, K), P built over all m labels."""
+    A = p_counts(Y, w, False, smax=smax)
+    return _gfm_p_block(A, p0, A.sum(axis=2), A.sum(axis=1))
+
+
 @single_threaded_blas
 def gfm_from_samples(Y, weights=None):
     """GFM straight from label samples: the fast path for kNN neighbourhoods and PCC samples.
@@ -505,8 +511,7 @@ def gfm_from_samples(Y, weights=None):
         # most labels occur in each instance's sample (judged on the first instances): P over
         # all m labels costs less than gathering each instance's labels with mass
         for sl in chunks(n, 8 * m * smax * 3 + S * m, budget=8 * 2**20):
-            A = p_counts(Y[sl], w[sl], False, smax=smax)
-            H[sl], V[sl] = _gfm_p_block(A, p0[sl], A.sum(axis=2), A.sum(axis=1))
+            H[sl], V[sl] = _gfm_all_labels(Y[sl], w[sl], p0[sl], smax)
         return out(H, V, single)
     # Chunks of instances bound the index arrays of the occurrences read from the dense sample.
     for sl in chunks(n, S * m + 8 * 4 * smax * S, budget=CHUNK_BYTES):
@@ -521,9 +526,9 @@ def gfm_from_samples(Y, weights=None):
 
 def _mean_labels_with_mass(Yc, idx):
     """Mean number of distinct labels in the samples ``idx`` (n, K) of rows of the CSR matrix ``Yc``."""
-    sub = Yc[idx.ravel()].tocoo()
     if idx.shape[0] == 0:
         return 0.0
+    sub = Yc[idx.ravel()].tocoo()
     pairs = (sub.row // idx.shape[1]).astype(np.int64) * Yc.shape[1] + sub.col
     return np.count_nonzero(np.bincount(pairs, minlength=idx.shape[0] * Yc.shape[1])) / idx.shape[0]
 
@@ -609,8 +614,7 @@ def gfm_from_sample_rows(Y, rows, weights=None):
         smax = max(1, int(s.max()))
         for sl in chunks(n, 8 * m * smax * 3 + 2 * K * m, budget=8 * 2**20):
             Yd = Yc[idx[sl].ravel()].toarray().astype(np.int8, copy=False).reshape(sl.stop - sl.start, K, m)
-            A = p_counts(Yd, w[sl], False, smax=smax)
-            H[sl], V[sl] = _gfm_p_block(A, p0[sl], A.sum(axis=2), A.sum(axis=1))
+            H[sl], V[sl] = _gfm_all_labels(Yd, w[sl], p0[sl], smax)
         return H, V
     per = max(1, int(np.ceil(counts.mean() * K))) if len(counts) else 1
     for sl in chunks(n, 80 * per, budget=CHUNK_BYTES):
