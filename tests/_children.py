@@ -89,10 +89,15 @@ def record(proc: subprocess.Popen | int, what: str = "") -> dict:
     """Record a child started in its own session (``proc`` or its pid: the group's id)."""
     pid = proc if isinstance(proc, int) else proc.pid
     rec = {"pgid": pid, "start": _start_time(pid), "owner": os.getpid(), "what": what, "t": time.time()}
+    return _register(rec, str(pid))
+
+
+def _register(rec: dict, name: str) -> dict:
+    """Keep ``rec`` in this process and, in a test session, as ``<pid>-<name>.json`` in the registry."""
     _own.append(rec)
     folder = os.environ.get(REGISTRY_ENV)
     if folder and Path(folder).is_dir():
-        path = Path(folder) / f"{os.getpid()}-{pid}.json"
+        path = Path(folder) / f"{os.getpid()}-{name}.json"
         path.write_text(json.dumps(rec))
         rec["file"] = str(path)
     return rec
@@ -109,13 +114,7 @@ def record_sweep(root: Path | str, what: str = "") -> dict:
     global _sweeps
     _sweeps += 1
     rec = {"pgid": -_sweeps, "sweep": str(root), "owner": os.getpid(), "what": what, "t": time.time()}
-    _own.append(rec)
-    folder = os.environ.get(REGISTRY_ENV)
-    if folder and Path(folder).is_dir():
-        path = Path(folder) / f"{os.getpid()}-sweep{_sweeps}.json"
-        path.write_text(json.dumps(rec))
-        rec["file"] = str(path)
-    return rec
+    return _register(rec, f"sweep{_sweeps}")
 
 
 def _names(pid: int, root: str) -> bool:
