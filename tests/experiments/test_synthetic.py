@@ -141,9 +141,13 @@ def test_dense_entries_generate_the_same_arrays_as_before_the_tfidf_option():
 
 def test_mediamill_shape_generated_counts():
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    ds = generate("mediamill-shape", cfg["catalog"]["mediamill-shape"])
-    # the arrays this entry generated before the ``features`` option existed
-    assert _digest(ds) == "f4927bd9dd9f32c7fc5403ea391a8f1784b5d957bbac1672afdbb2d1561374fc"
+    entry = cfg["catalog"]["mediamill-shape"]
+    assert entry["features"] == "factors"
+    # with Gaussian features, the arrays this entry generated before the ``features`` option existed
+    dense = generate("mediamill-shape", {**entry, "features": "dense"})
+    assert _digest(dense) == "f4927bd9dd9f32c7fc5403ea391a8f1784b5d957bbac1672afdbb2d1561374fc"
+    ds = generate("mediamill-shape", entry)
+    assert ds.X_train.min() > 0 and ds.X_train.max() < 1
     row = summary(ds)
     assert (row["n_train"], row["n_test"], row["m"], row["d"]) == (30993, 12914, 101, 120)
     assert abs(row["cardinality"] - 4.376) < 0.01
@@ -242,3 +246,65 @@ def test_eurlex_shape_catalog_entry_has_eurlex_counts_and_validates():
     entry["features"] = "bow"
     with pytest.raises(ConfigError, match="features"):
         check_config(cfg, ROOT / "config" / "schema.yaml")
+
+
+FACTORS = {**SMALL, "n_train": 3000, "n_test": 1000, "d": 40, "features": "factors"}
+FACTORS.update({"feature_factors": 4, "feature_noise": 0.05, "weight_density": 0.25})
+
+
+def _eigenvalues(X):
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    return np.linalg.eigvalsh(Z.T @ Z / len(Z))[::-1]
+
+
+def test_factor_features_are_bounded_correlated_and_ill_conditioned():
+    ds = generate("f", FACTORS)
+    X = np.vstack([ds.X_train, ds.X_test])
+    assert X.shape == (4000, 40) and X.dtype == np.float64 and 0 < X.min() and X.max() < 1
+    ev = _eigenvalues(X)
+    # 4 factors carry most of the variance (the squashing moves a little of it to other directions)
+    assert ev[:4].sum() / ev.sum() > 0.8
+    # the other directions hold about the noise share: a condition number of hundreds
+    assert ev[0] / ev[-1] > 100 and ev[-1] < 0.1
+    # Gaussian features of the same shape: near 1 everywhere
+    dense = _eigenvalues(np.vstack([generate("d", {**FACTORS, "features": "dense"}).X_train]))
+    assert dense[0] / dense[-1] < 2
+    # less noise, more collinear
+    assert _eigenvalues(generate("f", {**FACTORS, "feature_noise": 0.01}).X_train)[-1] < 0.5 * ev[-1]
+    counts = np.concatenate([ds.Y_train.sum(axis=1), ds.Y_test.sum(axis=1)])
+    assert abs(counts.mean() - 3.0) <= 1 / 4000 + 1e-12 and counts.max() <= 6
+
+
+def test_factor_labels_depend_on_a_few_features():
+    ds = generate("f", {**FACTORS, "dependence": 0.0, "signal": 4.0})
+    Z = (ds.X_train - ds.X_train.mean(axis=0)) / ds.X_train.std(axis=0)
+    Zt = (ds.X_test - ds.X_train.mean(axis=0)) / ds.X_train.std(axis=0)
+    base = np.clip(ds.Y_train.mean(axis=0), 1e-3, 1 - 1e-3)
+    P = np.empty(ds.Y_test.shape)
+    for j in range(ds.n_labels):
+        P[:, j] = LogisticRegression(C=1.0).fit(Z, ds.Y_train[:, j]).predict_proba(Zt)[:, 1]
+    assert _log_loss(ds.Y_test, P) < 0.8 * _log_loss(ds.Y_test, np.broadcast_to(base, P.shape))
+    # each label weighs 25% of the 40 features (10): the 10 largest weights of a fitted model
+    # outweigh twice the other 30 together (with weight_density = 1 they about equal them)
+    w = LogisticRegression(C=1.0).fit(Z, ds.Y_train[:, 0]).coef_[0]
+    top = np.sort(np.abs(w))[::-1]
+    assert top[:10].sum() > 2 * top[10:].sum()
+
+
+def test_factors_same_seed_same_bytes_other_seed_other_bytes():
+    a = generate("f", FACTORS)
+    assert _digest(a) == _digest(generate("f", FACTORS))
+    assert _digest(generate("f", {**FACTORS, "seed": 8})) != _digest(a)
+
+
+@pytest.mark.parametrize(
+    "change, word",
+    [
+        ({"feature_noise": 0}, "feature_noise"),
+        ({"feature_noise": 1.5}, "feature_noise"),
+        ({"feature_factors": 0}, "feature_factors"),
+    ],
+)
+def test_factors_bad_option_names_the_key(change, word):
+    with pytest.raises(D.DatasetError, match=word):
+        generate("f", {**FACTORS, **change})
