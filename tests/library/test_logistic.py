@@ -137,17 +137,19 @@ def test_fit_logistic_cv_mostly_zero_dense_input_matches_the_dense_reference():
     np.testing.assert_allclose(model.predict_proba(X), final.predict_proba(X), atol=1e-2)
 
 
-def test_fit_logistic_cv_csr_path_is_the_dense_path(monkeypatch):
-    # the CSR conversion is a speed-up only: the same lbfgs iterates, up to rounding
+@pytest.mark.parametrize("solver, rtol", [("lbfgs", 1e-9), ("newton-cg", 1e-6)])
+def test_fit_logistic_cv_csr_path_is_the_dense_path(monkeypatch, solver, rtol):
+    # the CSR conversion is a speed-up only: the same iterates, up to rounding (newton-cg's inner
+    # conjugate-gradient loop stops on a tolerance, so rounding can move its last step a little)
     from fmeasure.learners import logistic
 
     rng = np.random.default_rng(8)
     X = (rng.random((200, 30)) < 0.05).astype(float)
     y = np.argmax(X[:, :3] * 2 + rng.normal(size=(200, 3)), axis=1)
-    fast = fit_logistic_cv(X, y, Cs=(1e-2, 1.0, 1e2), cv=4, random_state=2)
+    fast = fit_logistic_cv(X, y, Cs=(1e-2, 1.0, 1e2), cv=4, random_state=2, solver=solver)
     monkeypatch.setattr(logistic, "SPARSE_FIT_DENSITY", -1.0)  # never CSR
-    dense = fit_logistic_cv(X, y, Cs=(1e-2, 1.0, 1e2), cv=4, random_state=2)
-    np.testing.assert_allclose(fast.cv_log_loss_, dense.cv_log_loss_, rtol=1e-9)
+    dense = fit_logistic_cv(X, y, Cs=(1e-2, 1.0, 1e2), cv=4, random_state=2, solver=solver)
+    np.testing.assert_allclose(fast.cv_log_loss_, dense.cv_log_loss_, rtol=rtol)
     np.testing.assert_allclose(fast.predict_proba(X), dense.predict_proba(X), atol=1e-9)
 
 
@@ -204,3 +206,40 @@ def test_fit_logistic_cv_rejects_unknown_scoring():
     X, y = _data(n=50)
     with pytest.raises(ValueError, match="scoring"):
         fit_logistic_cv(X, y, Cs=(1.0,), cv=3, scoring="auc")
+
+
+def _correlated_multiclass(n=600, d=12, seed=0):
+    """Bounded features driven by two factors, four classes: a multinomial problem where lbfgs crawls."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 2))
+    X = 1 / (1 + np.exp(-(Z @ rng.normal(size=(2, d)) + 0.1 * rng.normal(size=(n, d)))))
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    y = np.argmax(X[:, :4] * 2 + rng.normal(size=(n, 4)), axis=1)
+    return X, y
+
+
+@pytest.mark.parametrize("solver", ["auto", "lbfgs", "newton-cg"])
+def test_fit_logistic_cv_every_solver_gives_the_exact_cv_choice_and_refit(solver):
+    X, y = _correlated_multiclass()
+    Cs = (1e-2, 1.0, 1e2)
+    model = fit_logistic_cv(X, y, Cs=Cs, cv=3, random_state=1, solver=solver, tol=1e-8)
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=1).split(X, y))
+    ref = []
+    for C in Cs:
+        fits = [LogisticRegression(C=C, max_iter=10000, tol=1e-12).fit(X[tr], y[tr]) for tr, _ in folds]
+        ref.append(
+            np.mean([log_loss(y[te], f.predict_proba(X[te]), labels=[0, 1, 2, 3]) for f, (_, te) in zip(fits, folds)])
+        )
+    np.testing.assert_allclose(model.cv_log_loss_, ref, rtol=1e-4)
+    assert model.C_ == Cs[int(np.argmin(ref))]
+    exact = LogisticRegression(C=model.C_, max_iter=10000, tol=1e-12).fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), exact.predict_proba(X), atol=1e-4)
+
+
+def test_fit_logistic_cv_auto_solver_is_lbfgs_for_two_classes_newton_cg_for_more():
+    X, y = _correlated_multiclass()
+    assert fit_logistic_cv(X, y, Cs=(1.0,), cv=3).model_.solver == "newton-cg"
+    assert fit_logistic_cv(X, (y == 0).astype(int), Cs=(1.0,), cv=3).model_.solver == "lbfgs"
+    assert fit_logistic_cv(X, y, Cs=(1.0,), cv=3, solver="lbfgs").model_.solver == "lbfgs"
+    with pytest.raises(ValueError, match="solver must be one of"):
+        fit_logistic_cv(X, y, solver="saga")

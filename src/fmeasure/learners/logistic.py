@@ -3,9 +3,14 @@
 The paper tunes every logistic model it uses (PCC's chain links, BR/LFP, EFP's binary and
 multinomial models) in the same way: C from a grid, chosen by 5-fold cross-validation. This
 module is that one procedure, shared by all learners, built on scikit-learn's
-:class:`~sklearn.linear_model.LogisticRegression` (lbfgs, multinomial when there are more than
-two classes) with an explicit, warm-started walk along the C path in every fold (about 1.5-4x
+:class:`~sklearn.linear_model.LogisticRegression` (multinomial when there are more than two
+classes) with an explicit, warm-started walk along the C path in every fold (about 1.5-4x
 faster than ``LogisticRegressionCV`` here; see ``fit_logistic_cv``).
+
+The solver (``solver="auto"``): lbfgs for two classes, newton-cg for more. On features that are
+correlated and bounded (many descriptors driven by a few factors) lbfgs needs hundreds of
+iterations per C for a multinomial model of a dozen classes, where newton-cg needs a handful of
+Newton steps: ``benchmarks/bench_solvers.py`` prints both, per dataset, with the ratio.
 
 A target with a single class in the training data cannot be fitted by a logistic regression; it
 gets a :class:`ConstantProbability` model that predicts the empirical rate (probability 1 for the
@@ -27,6 +32,9 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 log = logging.getLogger(__name__)
+
+#: Values of ``fit_logistic_cv(solver=...)``.
+SOLVERS = ("auto", "lbfgs", "newton-cg")
 
 #: The paper's grid: C in {1e-4, 1e-3, ..., 1e3}.
 DEFAULT_CS: tuple[float, ...] = tuple(10.0**e for e in range(-4, 4))
@@ -110,9 +118,9 @@ class TunedLogistic:
 
 
 def _prior_start(model: LogisticRegression, y_enc: np.ndarray, n_classes: int, d: int) -> None:
-    """Start lbfgs at the C -> 0 solution: zero weights, intercepts at the log class priors.
+    """Start the solver at the C -> 0 solution: zero weights, intercepts at the log class priors.
 
-    From zeros, lbfgs spends many iterations on the intercepts alone at the smallest C; the
+    From zeros, the solver spends many iterations on the intercepts alone at the smallest C; the
     priors are (up to O(C)) that solution already.
     """
     prior = np.bincount(y_enc, minlength=n_classes) / y_enc.size  # every class occurs at least once
@@ -190,10 +198,11 @@ def fit_logistic_cv(
     tol: float = 1e-4,
     patience: int | None = None,
     scoring="log_loss",
+    solver: str = "auto",
 ):
     """Fit an L2 logistic regression with C chosen by k-fold cross-validated log loss (or a score).
 
-    The folds walk the grid from the smallest C to the largest together, each fold's lbfgs warm
+    The folds walk the grid from the smallest C to the largest together, each fold's solver warm
     started at its solution for the previous C (the first from the log class priors, the C -> 0
     solution); the final model is refitted on all data at the best C, started from the folds'
     mean solution. BLAS runs single-threaded inside (these problems are small; threads only
@@ -214,7 +223,7 @@ def fit_logistic_cv(
         Seed of the fold shuffling.
     n_jobs : int or None
         Folds fitted in parallel threads at each C (None or 1: one after another).
-    max_iter, tol : lbfgs settings.
+    max_iter, tol : the solver's settings.
     patience : int or None
         None (default, the paper's protocol): evaluate every C. An integer stops the walk up
         the grid once the mean CV log loss has not improved for that many consecutive C values
@@ -227,6 +236,10 @@ def fit_logistic_cv(
         a callable ``scoring(y_true, proba) -> float`` (larger is better; ``proba`` has one column
         per class of ``y``, sorted): the largest mean score. ``cv_loss_`` holds the minimised
         quantity (log loss, or minus the score) per C.
+    solver : {"auto", "lbfgs", "newton-cg"}
+        scikit-learn's solver; ``"auto"`` (default): lbfgs for two classes (cheapest per
+        iteration, and few iterations suffice), newton-cg for more (a multinomial model couples
+        the classes' weights, and on correlated features lbfgs then crawls; see the module text).
 
     Returns
     -------
@@ -256,6 +269,8 @@ def fit_logistic_cv(
     Cs = np.asarray(list(Cs), dtype=float)
     if Cs.ndim != 1 or Cs.size == 0 or np.any(~np.isfinite(Cs)) or np.any(Cs <= 0):
         raise ValueError(f"fit_logistic_cv: Cs must be positive finite numbers, got {Cs!r}")
+    if solver not in SOLVERS:
+        raise ValueError(f"fit_logistic_cv: solver must be one of {list(SOLVERS)}, got {solver!r}")
     if patience is not None and (int(patience) != patience or patience < 1):
         raise ValueError(f"fit_logistic_cv: patience must be None or an integer >= 1, got {patience!r}")
     classes, y_enc, counts = np.unique(y, return_inverse=True, return_counts=True)
@@ -274,11 +289,13 @@ def fit_logistic_cv(
     # each fold's rows are sliced once, not once per C
     parts = [(X[tr], y_enc[tr], X[va], y_enc[va]) for tr, va in splits]
     K, d = classes.size, X.shape[1]
+    if solver == "auto":
+        solver = "lbfgs" if K == 2 else "newton-cg"
     order = np.argsort(Cs, kind="stable")
     losses = np.full(Cs.size, np.inf)
 
     def new_model():
-        return LogisticRegression(solver="lbfgs", max_iter=max_iter, tol=tol, warm_start=True)
+        return LogisticRegression(solver=solver, max_iter=max_iter, tol=tol, warm_start=True)
 
     models = []
     for tr, _ in splits:
