@@ -20,7 +20,10 @@ def cluster(tmp_path):
 def test_start_the_children_then_wait_to_be_terminated(cluster, tmp_path):
     (tmp_path / "cluster-up").touch()
     # a batch job that runs until it is killed (Slurm runs it under slurmstepd, outside our groups)
-    subprocess.run(["sbatch", "--wrap", "sleep 3600"], env=cluster.env(), check=True, capture_output=True, timeout=30)
+    out = str(tmp_path / "slurm-%j.out")  # not the working directory: the clone stays clean
+    subprocess.run(
+        ["sbatch", "-o", out, "--wrap", "sleep 3600"], env=cluster.env(), check=True, capture_output=True, timeout=30
+    )
     deadline = time.monotonic() + 30
     while not cluster.running_jobs() and time.monotonic() < deadline:
         time.sleep(0.2)
