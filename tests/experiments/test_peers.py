@@ -174,6 +174,31 @@ def test_run_peer_our_extratrees_route_is_exact_gfm_on_its_leaves():
         assert sum(p * _f(yk, h) for yk, p in zip(y, wi / wi.sum())) == pytest.approx(best)
 
 
+def test_run_peer_records_the_cross_validated_f_of_a_system_that_tunes_itself():
+    from sklearn.preprocessing import StandardScaler
+
+    from fmeasure import FOptimalSearchCV
+
+    ds = _toy(constant=False)
+    rec, _ = peers.run_peer(
+        ds,
+        "fopt_search",
+        "tuned",
+        grid={},
+        cv=3,
+        seed=2,
+        python=sys.executable,
+        adapter=ADAPTER,
+        params={"candidates": ["knn", "lfp"]},
+    )
+    # the same search in this process, on the features the adapter sees
+    X = StandardScaler().fit(ds.X_train).transform(ds.X_train)
+    search = FOptimalSearchCV(candidates=["knn", "lfp"], cv=3, random_state=2).fit(X, ds.Y_train)
+    assert rec["cv_f"] == pytest.approx(100 * search.best_score_)
+    assert rec["n_candidates"] == len(search.cv_results_["params"]) > 1 and rec["tuning_s"] == 0.0
+    assert json.loads(rec["chosen"])["best_candidate_"] == search.best_candidate_
+
+
 def test_run_peer_tuned_chooses_on_the_training_set_only():
     ds = _toy(constant=False)
     # a grid where C = 1e-6 predicts (almost) nothing; tuning must not choose it
@@ -242,6 +267,9 @@ def test_adapter_gives_every_system_the_same_seed_cap_and_folds(adapter, monkeyp
     assert search.kwargs == {"cv": 4, "random_state": 7, "n_jobs": 2}
     search.best_candidate_, search.best_params_ = "forest", {"min_samples_leaf": 3}
     assert json.loads(adapter.chosen(search)) == {"best_candidate_": "forest", "best_params_": {"min_samples_leaf": 3}}
+    search.best_score_, search.cv_results_ = 0.5, {"params": [{}, {}, {}]}
+    assert json.loads(adapter.chosen(search))["best_score_"] == 0.5
+    assert json.loads(adapter.chosen(search))["n_candidates"] == 3
     assert adapter.chosen(boomer) == ""
 
 

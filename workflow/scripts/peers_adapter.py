@@ -68,8 +68,11 @@ def make(peer, params, spec):
 
 
 def chosen(model):
-    """What a model that tunes itself chose (``best_candidate_``, ``best_params_``), as JSON."""
-    found = {k: getattr(model, k) for k in ("best_candidate_", "best_params_") if hasattr(model, k)}
+    """What a model that tunes itself chose (``best_candidate_``, ``best_params_``), its cross-validated
+    score (``best_score_``) and the number of settings it compared (``n_candidates``), as JSON."""
+    found = {k: getattr(model, k) for k in ("best_candidate_", "best_params_", "best_score_") if hasattr(model, k)}
+    if hasattr(model, "cv_results_"):
+        found["n_candidates"] = len(model.cv_results_["params"])
     return json.dumps(found, sort_keys=True, default=str) if found else ""
 
 

@@ -473,7 +473,10 @@ def run_peer(
 
     Returns ``(record, instances)``: the record has ``dataset, method, source, setting, seed,
     status, params, chosen, f, fit_s, predict_s, tuning_s, cv_f, n_candidates, mean_set_size``;
-    ``instances`` the per-instance F (in %) on the test set.
+    ``instances`` the per-instance F (in %) on the test set. ``cv_f`` is the chosen grid point's
+    cross-validated F (in %) and ``n_candidates`` the number of grid points; for a system that tunes
+    itself (one grid point, a ``best_score_`` in what it chose), its own cross-validated F and the
+    number of settings it compared.
     """
     from sklearn.model_selection import KFold
 
@@ -503,6 +506,11 @@ def run_peer(
         best = points[0]
     (final,) = run_adapter(python, adapter, peer, [(Xtr, Ytr, ds.X_test, {**fixed, **best})], **run)
     f = 100.0 * _f(ds.Y_test, final["H"])
+    n_candidates = len(points)
+    if len(points) == 1 and final["chosen"]:  # a system that tunes itself: its own CV score and count
+        own = json.loads(final["chosen"])
+        cv_f = 100.0 * float(own["best_score_"]) if "best_score_" in own else cv_f
+        n_candidates = int(own.get("n_candidates", n_candidates))
     record = {
         "dataset": ds.name,
         "method": peer,
@@ -517,7 +525,7 @@ def run_peer(
         "predict_s": final["predict_s"],
         "tuning_s": tuning_s,
         "cv_f": cv_f,
-        "n_candidates": len(points),
+        "n_candidates": n_candidates,
         "mean_set_size": float(final["H"].sum(axis=1).mean()),
     }
     inst = pd.DataFrame(
