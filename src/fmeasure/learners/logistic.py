@@ -9,7 +9,8 @@ faster than ``LogisticRegressionCV`` here; see ``fit_logistic_cv``).
 
 The solver is lbfgs; ``solver="newton-cg"`` is the alternative. Measured on the paper's datasets
 and on Mediamill-shaped data with correlated features (``benchmarks/bench_solvers.py``), newton-cg
-was never faster along the warm-started C path, by up to 2.6x slower, so lbfgs stays the default.
+was not faster in total on any of them along the warm-started C path (the benchmark prints the
+ratios), so lbfgs stays the default.
 
 A target with a single class in the training data cannot be fitted by a logistic regression; it
 gets a :class:`ConstantProbability` model that predicts the empirical rate (probability 1 for the
