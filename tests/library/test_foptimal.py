@@ -616,6 +616,43 @@ def test_foptimal_forest_grown_in_tenths_is_the_forest_of_one_fit(caplog):
     assert len(set(np.round(ours, 6))) > 2  # the per-instance F values differ, so this can fail
 
 
+def test_foptimal_forest_stops_at_the_trees_that_fit_in_forest_mem_mb(caplog):
+    """forest_mem_mb between k and k + 1 trees' leaf probabilities (two doubles per label and node,
+    read off a single tree grown by scikit-learn itself): the forest is the first k trees of the
+    configured forest, the rows say k, the log warns, and the table's caption names it."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from fmeasure.datasets import Dataset
+    from fmeasure.experiments.foptimal import capped_forests, run_model
+
+    X, Y = toy(n=200, m=6, d=8, seed=8)
+    ds = Dataset("toy", X[:150], Y[:150], X[150:], Y[150:])
+    one = make_pipeline(StandardScaler(), RandomForestClassifier(n_estimators=1, random_state=4))
+    tree = one.fit(ds.X_train, ds.Y_train)[-1].estimators_[0].tree_
+    per_tree_mb = tree.node_count * 6 * 2 * 8 / 2**20
+    cfg = dict(C=1.0, max_iter=300, n_estimators=20, min_samples_leaf=1, n_neighbors=5, hidden_layer_sizes=[4])
+    cfg.update(seed=4, n_samples=50, forest_mem_mb=7.5 * per_tree_mb)
+    with caplog.at_level("INFO", logger="fmeasure.experiments.foptimal"):
+        rows, inst = run_model(ds, "rf", cfg)
+    assert rows.n_trees.tolist() == [7, 7]
+    assert "growing 7, the most that fit in foptimal.forest_mem_mb" in caplog.text
+    assert "toy RandomForestClassifier fit: 7 of 7 trees" in caplog.text
+    ref = make_pipeline(StandardScaler(), RandomForestClassifier(n_estimators=7, random_state=4))
+    H = ref.fit(ds.X_train, ds.Y_train).predict(ds.X_test)
+    ours = inst[inst.method == "predict"].f.to_numpy()
+    np.testing.assert_allclose(ours, 100 * f_measure(ds.Y_test, H), rtol=0, atol=1e-4)
+    assert "toy 7." in capped_forests(rows, 20) and capped_forests(rows, 7) == ""
+    # a budget for every tree: the configured forest, no warning
+    caplog.clear()
+    cfg.update(forest_mem_mb=25 * per_tree_mb)
+    with caplog.at_level("INFO", logger="fmeasure.experiments.foptimal"):
+        rows, _ = run_model(ds, "rf", cfg)
+    assert rows.n_trees.tolist() == [20, 20] and "forest_mem_mb" not in caplog.text
+    rows, _ = run_model(ds, "knn", cfg)
+    assert rows.n_trees.isna().all()
+
+
 def test_foptimal_findings_follow_the_gain():
     from fmeasure.experiments.foptimal import MODELS, run_findings
 

@@ -1,6 +1,7 @@
 """Job resources sized from the data: never below a measured peak, growing with size and retries."""
 
 import csv
+import math
 import re
 import subprocess
 import sys
@@ -53,6 +54,21 @@ def test_config_numbers_override_the_formula_and_threads_cap():
     got = job_resources("knn_run", MEDIAMILL, 1, config)
     assert got == {"mem_mb": 123, "runtime": 7, "threads": 3}
     assert job_resources("knn_run", MEDIAMILL, 3, config)["mem_mb"] == round(123 * 1.5**2 + 0.5)
+
+
+def test_forest_mem_mb_caps_the_forest_term_of_the_foptimal_job():
+    """delicious' forest term (2500 MB per million training label cells, 12.7 million) is replaced by
+    the budget the job holds its forest under; without a budget the formula stands."""
+    counts = {"n_train": 12920, "n_test": 3185, "d": 500, "m": 983}
+    cells = (12920 + 3185) * (500 + 983) / 1e6
+    capped = job_resources("foptimal_run", counts, 1, {"foptimal": {"forest_mem_mb": 6000}})
+    assert capped["mem_mb"] == math.ceil(1000 + 100 * cells + 6000)
+    free = job_resources("foptimal_run", counts, 1, {"foptimal": {"forest_mem_mb": None}})
+    assert free["mem_mb"] == math.ceil(1000 + 100 * cells + 2500 * 12920 * 983 / 1e6)
+    # a budget larger than the formula's term changes nothing
+    assert job_resources("foptimal_run", MEDIAMILL, 1, {"foptimal": {"forest_mem_mb": 1e6}}) == job_resources(
+        "foptimal_run", MEDIAMILL
+    )
 
 
 def test_counts_come_from_the_sidecar_when_it_exists(tmp_path):

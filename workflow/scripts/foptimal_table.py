@@ -19,5 +19,14 @@ settings = (
     f"instance; seed={cfg['seed']}; {params.n_boot} bootstrap resamplings."
 )
 caption = " ".join((Path(params.captions) / "foptimal_table.rst").read_text().split()) + " " + settings
-write_foptimal_table(results, instances, out.csv, out.md, caption=caption, n_boot=params.n_boot, seed=params.seed)
+write_foptimal_table(
+    results,
+    instances,
+    out.csv,
+    out.md,
+    caption=caption,
+    n_boot=params.n_boot,
+    seed=params.seed,
+    n_estimators=cfg["n_estimators"],
+)
 log.info("foptimal table written for %s", sorted(results["dataset"].unique()))

@@ -32,6 +32,7 @@ __all__ = [
     "make_model",
     "run_model",
     "gains",
+    "capped_forests",
     "write_foptimal_table",
     "write_foptimal_figure",
     "run_findings",
@@ -51,7 +52,22 @@ MODELS = {
 #: Claim ids of paper_numbers/claims.csv, one per model.
 CLAIM_IDS = {k: f"foptimal.{k}" for k in MODELS}
 METHODS = ("predict", "FOptimal")
-COLUMNS = ["dataset", "model", "method", "route", "hamming", "subset01", "f", "jaccard", "fit_time_s", "predict_time_s"]
+COLUMNS = [
+    "dataset",
+    "model",
+    "method",
+    "route",
+    "hamming",
+    "subset01",
+    "f",
+    "jaccard",
+    "fit_time_s",
+    "predict_time_s",
+    "n_trees",
+]
+#: Bytes per stored number of a forest's leaves: scikit-learn keeps, in every node of every tree, a
+#: float64 per (label, class), two classes per label here.
+_VALUE_BYTES = 8
 
 
 def make_model(key: str, cfg: dict, n_jobs: int = 1):
@@ -90,31 +106,56 @@ def make_model(key: str, cfg: dict, n_jobs: int = 1):
     return make_pipeline(StandardScaler(), models[key]())
 
 
-def _fit_with_progress(model, X, Y, label, *, every: float = 30.0):
-    """Fit ``model`` (a Pipeline), with a log line at least once a minute.
+def _fit_with_progress(model, X, Y, label, *, every: float = 30.0, mem_mb: float | None = None):
+    """Fit ``model`` (a Pipeline), with a log line at least once a minute; return the trees grown.
 
-    A forest is grown in tenths with ``warm_start``, one line per tenth at most every ``every``
-    seconds (and at the end): scikit-learn draws each tree's seed from ``random_state`` in order,
-    skipping those already used, so the forest is the one a single fit grows. Other models are
-    fitted in one call under :func:`fmeasure.io.heartbeat`.
+    A forest is grown with ``warm_start``: its first tree alone, then in tenths, one line per tenth
+    at most every ``every`` seconds (and at the end). scikit-learn draws each tree's seed from
+    ``random_state`` in order, skipping those already used, so the forest is the one a single fit
+    grows. Other models are fitted in one call under :func:`fmeasure.io.heartbeat` (returns None).
+
+    ``mem_mb``: the most memory (MB) the forest may keep in its nodes' class probabilities
+    (scikit-learn stores ``node_count x labels x 2`` doubles per tree, which grows with n * m for
+    fully grown trees). The first tree's size gives the number of trees that fit; a forest that
+    would exceed the budget stops there, with a warning naming the key. None: no limit.
     """
     est = model[-1]
     total = getattr(est, "n_estimators", None)
     if total is None or "warm_start" not in est.get_params():
         with heartbeat(lambda s: f"{label} fit: {s:.0f} s elapsed", logger=log):
-            return model.fit(X, Y)
+            model.fit(X, Y)
+        return None
     step = max(1, -(-total // 10))
     start = last = time.perf_counter()
-    est.set_params(warm_start=True)
+    est.set_params(warm_start=True, n_estimators=1)
+    model.fit(X, Y)
+    if mem_mb is not None:
+        tree = est.estimators_[0].tree_
+        per_tree = tree.value.size * _VALUE_BYTES / 2**20
+        fits = max(1, int(mem_mb // per_tree))
+        if fits < total:
+            log.warning(
+                "%s: %d trees would keep %.0f MB of leaf probabilities (%d nodes x %d labels each); growing %d, "
+                "the most that fit in foptimal.forest_mem_mb = %g",
+                label,
+                total,
+                per_tree * total,
+                tree.node_count,
+                Y.shape[1],
+                fits,
+                mem_mb,
+            )
+            total = fits
     for k in range(step, total + step, step):
-        est.set_params(n_estimators=min(k, total))
-        model.fit(X, Y)
+        if min(k, total) > 1:  # the first tree is grown
+            est.set_params(n_estimators=min(k, total))
+            model.fit(X, Y)
         now = time.perf_counter()
         if now - last >= every or k >= total:
             log.info("%s fit: %d of %d trees, %.0f s", label, min(k, total), total, now - start)
             last = now
     est.set_params(warm_start=False)
-    return model
+    return total
 
 
 def _dense(X):
@@ -168,7 +209,10 @@ def run_model(ds, key: str, cfg: dict, *, jaccard_empty: float = 1.0, n_jobs: in
     model = make_model(key, cfg, n_jobs=n_jobs)
     log.info("%s %s: fitting on %d x %d, %d labels", ds.name, MODELS[key], Xtr.shape[0], Xtr.shape[1], len(keep))
     t0 = time.perf_counter()
-    _fit_with_progress(model, Xtr, Ytr[:, keep], f"{ds.name} {MODELS[key]}")
+    mem_mb = cfg.get("forest_mem_mb")
+    n_trees = _fit_with_progress(
+        model, Xtr, Ytr[:, keep], f"{ds.name} {MODELS[key]}", mem_mb=None if mem_mb is None else float(mem_mb)
+    )
     fit_s = time.perf_counter() - t0
     clf = FOptimalClassifier(FrozenEstimator(model), n_samples=int(cfg["n_samples"]), random_state=int(cfg["seed"]))
     clf.fit(Xtr, Ytr[:, keep])
@@ -194,6 +238,7 @@ def run_model(ds, key: str, cfg: dict, *, jaccard_empty: float = 1.0, n_jobs: in
                 **{k: 100 * float(np.mean(v)) for k, v in per.items()},
                 "fit_time_s": fit_s,
                 "predict_time_s": pred_s,
+                "n_trees": np.nan if n_trees is None else n_trees,
             }
         )
         s = instance_scores(Yte, H, jaccard_empty=jaccard_empty)
@@ -229,12 +274,30 @@ def gains(instances: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.D
     return pd.DataFrame(rows)
 
 
-def write_foptimal_table(results, instances, csv_path, md_path, *, caption, n_boot=1000, seed=0):
+def capped_forests(results, n_estimators: int) -> str:
+    """The caption's sentence on forests that stopped short of ``n_estimators`` trees ("" if none)."""
+    if "n_trees" not in results:
+        return ""
+    rows = results[(results.method == "FOptimal") & (results.n_trees < n_estimators)]
+    if rows.empty:
+        return ""
+    each = ", ".join(f"{d} {int(t)}" for d, t in zip(rows.dataset, rows.n_trees))
+    return (
+        f"Forests with fewer than {n_estimators} trees, the most whose leaf probabilities fit in "
+        f"foptimal.forest_mem_mb: {each}."
+    )
+
+
+def write_foptimal_table(results, instances, csv_path, md_path, *, caption, n_boot=1000, seed=0, n_estimators=None):
     """``foptimal.{csv,md}``: per dataset and model, both methods' measures, the F gain and its SE.
 
-    Returns the table as written to the CSV.
+    ``n_estimators``: the configured forest size; forests that stopped short of it (see
+    :func:`capped_forests`) are named in the caption. Returns the table as written to the CSV.
     """
     from fmeasure.tables import write_table
+
+    if n_estimators is not None:
+        caption = " ".join(x for x in (caption, capped_forests(results, int(n_estimators))) if x)
 
     order = {m: i for i, m in enumerate(MODELS.values())}
     g = gains(instances, n_boot=n_boot, seed=seed)

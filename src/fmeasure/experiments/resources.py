@@ -45,6 +45,7 @@ SIZE_TERMS = {
 
 #: Per rule: config block (whose ``threads``/``mem_mb``/``runtime_min`` override), the threads key,
 #: memory (base MB, MB per unit of each size term) and run time (base minutes, minutes per unit).
+#: ``mem_caps``: a memory term that the job itself holds below a key of its block (MB), when set.
 #: Mediamill's shape has cells 9.7, fit 0.38, pairs 0.40, labels 1.3, train_labels 3.1.
 STAGES = {
     "parse_dataset": {"block": "data", "threads": None, "mem": (500, {"cells": 60}), "runtime": (10, {"cells": 3})},
@@ -108,10 +109,11 @@ STAGES = {
         "mem": (1000, {"cells": 200, "labels": 300}),
         "runtime": (30, {"fit": 1200}),
     },
-    "foptimal_run": {  # the random forest keeps every leaf's label distribution
+    "foptimal_run": {  # the random forest keeps every leaf's label distribution, up to forest_mem_mb
         "block": "foptimal",
         "threads": "threads",
         "mem": (1000, {"cells": 100, "train_labels": 2500}),
+        "mem_caps": {"train_labels": "forest_mem_mb"},
         "runtime": (30, {"fit": 600}),
     },
     "ablations_run": {
@@ -168,7 +170,8 @@ def job_resources(rule: str, counts: dict, attempt: int = 1, config: dict | None
     s = sizes(counts)
     grow = GROWTH ** (max(int(attempt), 1) - 1)
     base, per = row["mem"]
-    mem = block.get("mem_mb") or base + sum(k * s[t] for t, k in per.items())
+    caps = {t: block.get(key) for t, key in row.get("mem_caps", {}).items()}
+    mem = block.get("mem_mb") or base + sum(min(k * s[t], caps.get(t) or math.inf) for t, k in per.items())
     base, per = row["runtime"]
     runtime = block.get("runtime_min") or base + sum(k * s[t] for t, k in per.items())
     threads = 1
