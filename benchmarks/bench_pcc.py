@@ -9,7 +9,11 @@ the shape's labels/features and an intercept giving a realistic label density. P
   estimation and GFM calls;
 * JM: our level-wise exact search vs a per-instance uniform-cost search (priority queue);
 * with ``--curve``: one run of a Figure 5 point, FM and GFM from one shared draw of samples (ours)
-  vs one draw per method (the previous protocol), in CPU seconds.
+  vs one draw per method (the previous protocol), in CPU seconds;
+* with ``--samplers``: the sampler of many labels (compiled, later logits updated only after a
+  positive draw, O(m + s m) per sample) vs the blocked matrix products (O(m^2) per sample), on the
+  same uniforms: times, their ratio and the share of draws that differ. The chain switches to the
+  first from ``_SPARSE_FROM_LABELS`` labels on.
 
 The naive reference runs on the first ``--naive-instances`` instances and is scaled to the full
 set (said in the output). Timings on a shared machine are noisy; the ratios are the point.
@@ -20,6 +24,7 @@ Usage::
     PYTHONPATH=src python benchmarks/bench_pcc.py --cases yeast --n-samples 1000
     PYTHONPATH=src python benchmarks/bench_pcc.py --chain results/pcc/yeast/chain.pkl --data data/parsed/yeast.npz
     PYTHONPATH=src python benchmarks/bench_pcc.py --cases mediamill --curve --n-samples 200 --max-instances 500
+    PYTHONPATH=src python benchmarks/bench_pcc.py --samplers --n-samples 500 --max-instances 64
 """
 
 from __future__ import annotations
@@ -36,7 +41,10 @@ CASES = {  # name: (n_test, d, m, intercept offset giving a label density like t
     "yeast": (917, 103, 14, -1.2),
     "enron": (579, 1001, 53, -3.0),
     "mediamill": (12914, 120, 101, -3.3),
+    "corel5k": (500, 499, 374, -4.5),
+    "delicious": (3185, 500, 983, -4.0),
 }
+DEFAULT_CASES = ["yeast", "enron", "mediamill"]
 
 
 def synthetic_chain(n, d, m, offset, seed=0):
@@ -125,9 +133,36 @@ def run_curve_case(name, chain, X, n_samples, max_instances=None):
     )
 
 
+def run_sampler_case(name, chain, X, n_samples, max_instances=None):
+    """Blocked matrix products vs the compiled sparse sampler, same uniforms (seed 0), best of three."""
+    import fmeasure.learners.pcc as P
+
+    X = X[:max_instances] if max_instances else X
+    saved = P._SPARSE_FROM_LABELS
+    try:
+        P._SPARSE_FROM_LABELS = 1
+        chain.sample(X[:1], 2, random_state=0)  # compile outside the timing
+        t_dense = t_sparse = np.inf
+        for _ in range(3):  # best of three, alternating
+            P._SPARSE_FROM_LABELS = 10**9
+            dense, t = timed(chain.sample, X, n_samples, random_state=0)
+            t_dense = min(t_dense, t)
+            P._SPARSE_FROM_LABELS = 1
+            sparse, t = timed(chain.sample, X, n_samples, random_state=0)
+            t_sparse = min(t_sparse, t)
+    finally:
+        P._SPARSE_FROM_LABELS = saved
+    print(
+        f"{name}: m={chain.n_labels_}, {len(X)} instances x {n_samples} samples, "
+        f"{dense.sum(axis=2).mean():.1f} positives per sample: dense {t_dense:.3f} s, sparse {t_sparse:.3f} s, "
+        f"dense/sparse {t_dense / t_sparse:.2f}; draws that differ {np.mean(dense != sparse):.1e}; "
+        f"used from {saved} labels on"
+    )
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    ap.add_argument("--cases", nargs="+", default=None, choices=list(CASES))
     ap.add_argument("--n-samples", type=int, default=1000)
     ap.add_argument(
         "--naive-instances",
@@ -143,6 +178,7 @@ def main(argv=None):
     )
     ap.add_argument("--no-jm", action="store_true")
     ap.add_argument("--curve", action="store_true", help="benchmark a Figure 5 run instead (CPU seconds)")
+    ap.add_argument("--samplers", action="store_true", help="compare the two samplers instead (every case by default)")
     ap.add_argument("--chain", help="a fitted chain (pickle from the pipeline) instead of synthetic ones")
     ap.add_argument("--data", help="parsed dataset (.npz) whose test set goes with --chain")
     args = ap.parse_args(argv)
@@ -153,6 +189,9 @@ def main(argv=None):
         if not args.data:
             ap.error("--chain needs --data")
         ds = datasets.load(args.data)
+        if args.samplers:
+            run_sampler_case(ds.name, load_chain(args.chain), ds.X_test, args.n_samples, args.max_instances)
+            return
         if args.curve:
             run_curve_case(ds.name, load_chain(args.chain), ds.X_test, args.n_samples, args.max_instances)
             return
@@ -166,9 +205,12 @@ def main(argv=None):
             args.max_instances,
         )
         return
-    for name in args.cases:
+    for name in args.cases or (list(CASES) if args.samplers else DEFAULT_CASES):
         n, d, m, offset = CASES[name]
         chain, X = synthetic_chain(n, d, m, offset)
+        if args.samplers:
+            run_sampler_case(f"{name}-shaped (synthetic chain)", chain, X, args.n_samples, args.max_instances)
+            continue
         if args.curve:
             run_curve_case(f"{name}-shaped (synthetic chain)", chain, X, args.n_samples, args.max_instances)
             continue

@@ -55,9 +55,13 @@ def test_pcc_joint_distribution_matches_product_rule():
     np.testing.assert_allclose(np.exp(pcc.log_joint_proba(X, np.tile(support[5], (3, 1)))), probs[:, 5], rtol=1e-12)
 
 
-@pytest.mark.parametrize("block_size", [1, 2, 16])
-def test_pcc_sampler_empirical_joint_matches_exact(block_size):
+@pytest.mark.parametrize("block_size,sparse", [(1, False), (2, False), (16, False), (16, True)])
+def test_pcc_sampler_empirical_joint_matches_exact(block_size, sparse, monkeypatch):
     # Strong label dependence, two instances, m = 4: chi-square goodness of fit per instance.
+    # sparse: the compiled sampler of many labels, used here from 1 label on.
+    import fmeasure.learners.pcc as P
+
+    monkeypatch.setattr(P, "_SPARSE_FROM_LABELS", 1 if sparse else 10**9)
     pcc, rng = _random_chain(4, scale=3.0, seed=2)
     pcc.block_size = block_size
     pcc.chunk_size = 7_000  # several chunks per call
@@ -78,6 +82,27 @@ def test_pcc_sampler_empirical_joint_matches_exact(block_size):
             obs, exp = obs[:-1], exp[:-1]
         assert stats.chisquare(obs, exp).pvalue > 1e-3
         np.testing.assert_allclose(counts / n, probs[i], atol=0.015)
+
+
+def test_pcc_sparse_sampler_draws_what_the_dense_sampler_draws(monkeypatch):
+    """Many labels (m = 200, a few positives per sample): the compiled sampler, which updates later
+    logits only after a positive draw, compares the same uniforms with the same probabilities as
+    the blocked matrix products, so the draws agree but for floating-point ties."""
+    import fmeasure.learners.pcc as P
+
+    rng = np.random.default_rng(9)
+    m, d = 200, 5
+    W = rng.normal(size=(m, d))
+    V = np.tril(rng.normal(size=(m, m)), -1)
+    pcc = PCC.from_parameters(W, V, np.full(m, -4.0))
+    X = rng.normal(size=(7, d))
+    monkeypatch.setattr(P, "_SPARSE_FROM_LABELS", 10**9)
+    dense = pcc.sample(X, n_samples=300, random_state=4)
+    monkeypatch.setattr(P, "_SPARSE_FROM_LABELS", 128)
+    sparse = pcc.sample(X, n_samples=300, random_state=4)
+    assert 1 < dense.sum(axis=2).mean() < m / 4  # positives are few, and the weights matter
+    assert np.mean(dense != sparse) < 1e-5
+    assert not np.array_equal(sparse, pcc.sample(X, n_samples=300, random_state=5))
 
 
 def test_pcc_tree_sampler_counts_match_exact_joint():

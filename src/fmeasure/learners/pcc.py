@@ -51,6 +51,12 @@ METHODS = ("mm", "jm", "fm", "gfm")
 #: Methods that work from ancestral samples.
 SAMPLE_METHODS = ("mm", "fm", "gfm")
 _INV24 = np.float32(2.0**-24)
+# From this many labels on, the sampler walks each sample's labels in compiled code, touching the
+# weights of later labels only after a positive draw (O(m + s m) per sample for s positives) instead
+# of blocked matrix products (O(m^2)). Both compare the same uniforms and agree but for rare
+# floating-point ties; below this the two cost about the same (benchmarks/bench_pcc.py --samplers),
+# and the blocked products keep the draws of the paper's datasets (6 to 101 labels) as they were.
+_SPARSE_FROM_LABELS = 128
 # the tree sampler's memory grows with distinct prefixes, not samples: bigger instance chunks
 _TREE_CHUNK_FACTOR = 8
 # seconds between progress lines of long inference loops (logged at INFO level)
@@ -357,16 +363,35 @@ class ProbabilisticClassifierChain(BaseEstimator):
         return np.random.default_rng(seed)
 
     # ------------------------------------------------------------------ sampling
+    def _exp_neg_label_weights(self):
+        """``exp(-coef_y_.T)``: row k multiplies exp(-z) of the later labels when label k is drawn positive."""
+        with np.errstate(over="ignore"):
+            return np.exp(-np.ascontiguousarray(self.coef_y_.T, dtype=np.float64))
+
     @single_threaded_blas
-    def _sample_block(self, A, n_samples, rng):
+    def _sample_block(self, A, n_samples, rng, F=None):
         """Ancestral samples for the instances of A (c, m): int8 (c, n_samples, m).
 
         Samples are kept label-major, ``S[j, i * n_samples + s]``, so that each label is a
         contiguous row. The label part of the logits of a block of labels is one matrix product
-        with all earlier labels; inside a block labels are drawn in order.
+        with all earlier labels; inside a block labels are drawn in order. From
+        ``_SPARSE_FROM_LABELS`` labels on, the same uniforms are compared in compiled code that
+        updates the later logits only after a positive draw (:func:`~fmeasure.learners._sampling.
+        chain_draws_sparse`; ``F``: :meth:`_exp_neg_label_weights`, computed once per call of the
+        caller): the same draws up to floating-point rounding, O(m + s m) per sample instead of
+        O(m^2).
         """
         c, m = A.shape
         N = c * n_samples
+        if m >= _SPARSE_FROM_LABELS:
+            from fmeasure.learners._sampling import chain_draws_sparse
+
+            R = rng.bit_generator.random_raw((m * N + 1) // 2).view(np.uint32)[: m * N].reshape(m, N)
+            with np.errstate(over="ignore"):
+                E = np.exp(-np.asarray(A, dtype=np.float64))
+            S = np.empty((N, m), dtype=np.int8)
+            chain_draws_sparse(E, self._exp_neg_label_weights() if F is None else F, R, n_samples, S)
+            return S.reshape(c, n_samples, m)
         # work with negated logits so that exp(-z) needs no extra pass: nz = -z
         nV = -self.coef_y_.astype(np.float32)
         S = np.empty((m, N), dtype=np.float32)
@@ -490,8 +515,9 @@ class ProbabilisticClassifierChain(BaseEstimator):
         A = self.feature_logits(X)
         rng = self._rng(random_state)
         out = np.empty((A.shape[0], n_samples, self.n_labels_), dtype=np.int8)
+        F = self._exp_neg_label_weights() if self.n_labels_ >= _SPARSE_FROM_LABELS else None
         for sl in self._chunks(A.shape[0], n_samples):
-            out[sl] = self._sample_block(A[sl], n_samples, rng)
+            out[sl] = self._sample_block(A[sl], n_samples, rng, F)
         return out
 
     def _n_samples(self, n_samples):
@@ -537,6 +563,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         times = dict.fromkeys(methods, 0.0)
         out = {k: np.empty(A.shape, dtype=np.int8) for k in methods}
         factor = _TREE_CHUNK_FACTOR if self.sampler == "tree" else 1
+        F = self._exp_neg_label_weights() if self.sampler == "dense" and A.shape[1] >= _SPARSE_FROM_LABELS else None
         chunks = list(self._chunks(A.shape[0], n_samples, factor=factor))
         desc = (
             f"PCC {'/'.join(methods)} from {n_samples} samples: chunks of {chunks[0].stop if chunks else 0} instances"
@@ -546,7 +573,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
             if self.sampler == "tree":
                 S, W = self._sample_tree(A[sl], n_samples, rng)
             else:
-                S, W = self._sample_block(A[sl], n_samples, rng), None
+                S, W = self._sample_block(A[sl], n_samples, rng, F), None
             t_sample += time.perf_counter() - t0
             H, t = from_samples(S, methods, weights=W, return_times=True)
             for k in methods:
