@@ -157,9 +157,12 @@ def test_pcc_exact_joint_mode_equals_brute_force(m):
         assert _hand_prob(pcc, X[i], h[i]) == pytest.approx(max(ps), rel=1e-9)
 
 
-def test_pcc_joint_mode_fallback_search_equals_brute_force():
-    # A frontier cap of 1 forces the per-instance uniform-cost search for most instances.
+@pytest.mark.parametrize("chunk_size", [16_000, 64 * 7 * 2])
+def test_pcc_joint_mode_fallback_search_equals_brute_force(chunk_size):
+    # A frontier cap of 1 forces the per-instance uniform-cost search for most instances; the small
+    # chunk size searches two instances per chunk (the label weights shared as lists by all chunks).
     pcc, rng = _random_chain(7, scale=0.3, seed=5)  # weak dependence: flat distributions
+    pcc.chunk_size = chunk_size
     X = 0.1 * rng.normal(size=(15, 3))
     h, p = pcc.joint_mode(X, max_frontier=1)
     support, probs = pcc.joint_distribution(X)

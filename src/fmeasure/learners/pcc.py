@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import heapq
 import logging
+import math
 import time
 from numbers import Integral
 
@@ -629,11 +630,12 @@ class ProbabilisticClassifierChain(BaseEstimator):
         step = max(1, int(self.chunk_size) // max(1, 64 * m))
         starts = range(0, n, step)
         searched = hits = 0
+        V_rows = self.coef_y_.tolist() if n > step else None  # for the uniform-cost searches of every chunk
         for s in progress(
             starts, desc=f"PCC joint mode: chunks of {step} instances", logger=logger, every=_PROGRESS_EVERY_S
         ):
             H[s : s + step], P[s : s + step], k, h = _joint_mode_levelwise(
-                A[s : s + step], self.coef_y_, frontier, budget
+                A[s : s + step], self.coef_y_, frontier, budget, V_rows
             )
             searched, hits = searched + k, hits + h
         if searched:
@@ -715,7 +717,7 @@ def _greedy_from_logits(A, V):
     return H, logp
 
 
-def _joint_mode_levelwise(A, V, max_frontier, max_expansions=np.inf):
+def _joint_mode_levelwise(A, V, max_frontier, max_expansions=np.inf, V_rows=None):
     """Level-by-level search for the joint mode of every instance of A (c, m) at once.
 
     Returns the modes, their probabilities, the number of instances handed to the uniform-cost
@@ -752,7 +754,9 @@ def _joint_mode_levelwise(A, V, max_frontier, max_expansions=np.inf):
         best_lp[ii[better]] = ll[better]
     hits = 0
     for i in overflow:
-        found = _uniform_cost_search(A[i], V, max_expansions)
+        if V_rows is None:
+            V_rows = V.tolist()
+        found = _uniform_cost_search(A[i], V, max_expansions, V_rows)
         if found is None:
             hits += 1
         else:
@@ -760,28 +764,40 @@ def _joint_mode_levelwise(A, V, max_frontier, max_expansions=np.inf):
     return best_h, np.exp(best_lp), len(overflow), hits
 
 
-def _uniform_cost_search(a, V, max_expansions=np.inf):
+def _log_sigmoid_scalar(z: float) -> float:
+    """:func:`_log_sigmoid` of one Python float, without numpy's per-call overhead."""
+    return -math.log1p(math.exp(-z)) if z >= 0 else z - math.log1p(math.exp(z))
+
+
+def _uniform_cost_search(a, V, max_expansions=np.inf, V_rows=None):
     """Exact joint mode for one instance: pop the most probable prefix; the first complete one wins.
 
-    ``a`` (m,) is the feature part of the logits, ``V`` (m, m) the label weights. Probabilities only
-    shrink along a path, so the first complete vector popped is the mode. Returns None when
-    ``max_expansions`` prefixes were popped without reaching a complete vector.
+    ``a`` (m,) is the feature part of the logits, ``V`` (m, m) the label weights (``V_rows``: the
+    same as nested lists, ``V.tolist()``, to pass when searching many instances). Probabilities only
+    shrink along a path, so the first complete vector popped is the mode. A prefix is kept as its
+    length and the positions of its positive labels, so the logit of the next label costs one term
+    per positive label. Returns None when ``max_expansions`` prefixes were popped without reaching
+    a complete vector.
     """
     m = a.shape[0]
-    heap = [(0.0, 0, ())]  # (-log p, tie-breaker, prefix)
+    a = a.tolist()
+    rows = V.tolist() if V_rows is None else V_rows
+    heap = [(0.0, 0, 0, ())]  # (-log p, tie-breaker, prefix length, positions of its positive labels)
     counter = 1
     popped = 0
     while heap:
         if popped >= max_expansions:
             return None
         popped += 1
-        neg, _, prefix = heapq.heappop(heap)
-        j = len(prefix)
+        neg, _, j, pos = heapq.heappop(heap)
         if j == m:
-            return np.array(prefix, dtype=np.int8), -neg
-        z = a[j] + (V[j, :j] @ np.array(prefix, dtype=np.float64) if j else 0.0)
-        for y, l in ((1, _log_sigmoid(z)), (0, _log_sigmoid(-z))):
-            if np.isfinite(l):
-                heapq.heappush(heap, (neg - float(l), counter, prefix + (y,)))
+            h = np.zeros(m, dtype=np.int8)
+            h[list(pos)] = 1
+            return h, -neg
+        row = rows[j]
+        z = a[j] + sum(row[k] for k in pos)
+        for y, l in ((1, _log_sigmoid_scalar(z)), (0, _log_sigmoid_scalar(-z))):
+            if l > -math.inf:
+                heapq.heappush(heap, (neg - l, counter, j + 1, pos + (j,) if y else pos))
                 counter += 1
     raise RuntimeError("uniform-cost search exhausted the tree")  # pragma: no cover
