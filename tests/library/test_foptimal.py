@@ -642,7 +642,7 @@ def test_foptimal_forest_stops_at_the_trees_that_fit_in_forest_mem_mb(caplog):
     H = ref.fit(ds.X_train, ds.Y_train).predict(ds.X_test)
     ours = inst[inst.method == "predict"].f.to_numpy()
     np.testing.assert_allclose(ours, 100 * f_measure(ds.Y_test, H), rtol=0, atol=1e-4)
-    assert "toy 7." in capped_forests(rows, 20) and capped_forests(rows, 7) == ""
+    assert "forest_mem_mb: toy (7 trees)." in capped_forests(rows, 20) and capped_forests(rows, 7) == ""
     # a budget for every tree: the configured forest, no warning
     caplog.clear()
     cfg.update(forest_mem_mb=25 * per_tree_mb)

@@ -281,7 +281,7 @@ def capped_forests(results, n_estimators: int) -> str:
     rows = results[(results.method == "FOptimal") & (results.n_trees < n_estimators)]
     if rows.empty:
         return ""
-    each = ", ".join(f"{d} {int(t)}" for d, t in zip(rows.dataset, rows.n_trees))
+    each = ", ".join(f"{d} ({int(t)} trees)" for d, t in zip(rows.dataset, rows.n_trees))
     return (
         f"Forests with fewer than {n_estimators} trees, the most whose leaf probabilities fit in "
         f"foptimal.forest_mem_mb: {each}."
