@@ -364,8 +364,13 @@ class ProbabilisticClassifierChain(BaseEstimator):
         return np.random.default_rng(seed)
 
     # ------------------------------------------------------------------ sampling
-    def _exp_neg_label_weights(self):
-        """``exp(-coef_y_.T)``: row k multiplies exp(-z) of the later labels when label k is drawn positive."""
+    def _sparse_sampler_weights(self):
+        """``exp(-coef_y_.T)`` from ``_SPARSE_FROM_LABELS`` labels on, else None (the blocked sampler).
+
+        Row k multiplies exp(-z) of the later labels when label k is drawn positive.
+        """
+        if self.n_labels_ < _SPARSE_FROM_LABELS:
+            return None
         with np.errstate(over="ignore"):
             return np.exp(-np.ascontiguousarray(self.coef_y_.T, dtype=np.float64))
 
@@ -375,23 +380,22 @@ class ProbabilisticClassifierChain(BaseEstimator):
 
         Samples are kept label-major, ``S[j, i * n_samples + s]``, so that each label is a
         contiguous row. The label part of the logits of a block of labels is one matrix product
-        with all earlier labels; inside a block labels are drawn in order. From
-        ``_SPARSE_FROM_LABELS`` labels on, the same uniforms are compared in compiled code that
-        updates the later logits only after a positive draw (:func:`~fmeasure.learners._sampling.
-        chain_draws_sparse`; ``F``: :meth:`_exp_neg_label_weights`, computed once per call of the
-        caller): the same draws up to floating-point rounding, O(m + s m) per sample instead of
-        O(m^2).
+        with all earlier labels; inside a block labels are drawn in order. With ``F`` (from
+        :meth:`_sparse_sampler_weights`, computed once by the caller; ``_SPARSE_FROM_LABELS`` labels
+        on), the same uniforms are compared in compiled code that updates the later logits only
+        after a positive draw (:func:`~fmeasure.learners._sampling.chain_draws_sparse`): the same
+        draws up to floating-point rounding, O(m + s m) per sample instead of O(m^2).
         """
         c, m = A.shape
         N = c * n_samples
-        if m >= _SPARSE_FROM_LABELS:
+        if F is not None:
             from fmeasure.learners._sampling import chain_draws_sparse
 
             R = rng.bit_generator.random_raw((m * N + 1) // 2).view(np.uint32)[: m * N].reshape(m, N)
             with np.errstate(over="ignore"):
                 E = np.exp(-np.asarray(A, dtype=np.float64))
             S = np.empty((N, m), dtype=np.int8)
-            chain_draws_sparse(E, self._exp_neg_label_weights() if F is None else F, R, n_samples, S)
+            chain_draws_sparse(E, F, R, n_samples, S)
             return S.reshape(c, n_samples, m)
         # work with negated logits so that exp(-z) needs no extra pass: nz = -z
         nV = -self.coef_y_.astype(np.float32)
@@ -516,7 +520,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         A = self.feature_logits(X)
         rng = self._rng(random_state)
         out = np.empty((A.shape[0], n_samples, self.n_labels_), dtype=np.int8)
-        F = self._exp_neg_label_weights() if self.n_labels_ >= _SPARSE_FROM_LABELS else None
+        F = self._sparse_sampler_weights()
         for sl in self._chunks(A.shape[0], n_samples):
             out[sl] = self._sample_block(A[sl], n_samples, rng, F)
         return out
@@ -564,7 +568,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         times = dict.fromkeys(methods, 0.0)
         out = {k: np.empty(A.shape, dtype=np.int8) for k in methods}
         factor = _TREE_CHUNK_FACTOR if self.sampler == "tree" else 1
-        F = self._exp_neg_label_weights() if self.sampler == "dense" and A.shape[1] >= _SPARSE_FROM_LABELS else None
+        F = self._sparse_sampler_weights() if self.sampler == "dense" else None
         chunks = list(self._chunks(A.shape[0], n_samples, factor=factor))
         desc = (
             f"PCC {'/'.join(methods)} from {n_samples} samples: chunks of {chunks[0].stop if chunks else 0} instances"
@@ -630,7 +634,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
         step = max(1, int(self.chunk_size) // max(1, 64 * m))
         starts = range(0, n, step)
         searched = hits = 0
-        V_rows = self.coef_y_.tolist() if n > step else None  # for the uniform-cost searches of every chunk
+        V_rows = self.coef_y_.tolist()  # the label weights as lists, for every uniform-cost search
         for s in progress(
             starts, desc=f"PCC joint mode: chunks of {step} instances", logger=logger, every=_PROGRESS_EVERY_S
         ):
@@ -717,8 +721,10 @@ def _greedy_from_logits(A, V):
     return H, logp
 
 
-def _joint_mode_levelwise(A, V, max_frontier, max_expansions=np.inf, V_rows=None):
+def _joint_mode_levelwise(A, V, max_frontier, max_expansions, V_rows):
     """Level-by-level search for the joint mode of every instance of A (c, m) at once.
+
+    ``V_rows``: ``V.tolist()``, for the uniform-cost search of the instances whose frontier overflows.
 
     Returns the modes, their probabilities, the number of instances handed to the uniform-cost
     search and the number of those that reached ``max_expansions`` (they keep the greedy path)."""
@@ -754,9 +760,7 @@ def _joint_mode_levelwise(A, V, max_frontier, max_expansions=np.inf, V_rows=None
         best_lp[ii[better]] = ll[better]
     hits = 0
     for i in overflow:
-        if V_rows is None:
-            V_rows = V.tolist()
-        found = _uniform_cost_search(A[i], V, max_expansions, V_rows)
+        found = _uniform_cost_search(A[i], V_rows, max_expansions)
         if found is None:
             hits += 1
         else:
@@ -769,11 +773,11 @@ def _log_sigmoid_scalar(z: float) -> float:
     return -math.log1p(math.exp(-z)) if z >= 0 else z - math.log1p(math.exp(z))
 
 
-def _uniform_cost_search(a, V, max_expansions=np.inf, V_rows=None):
+def _uniform_cost_search(a, rows, max_expansions=np.inf):
     """Exact joint mode for one instance: pop the most probable prefix; the first complete one wins.
 
-    ``a`` (m,) is the feature part of the logits, ``V`` (m, m) the label weights (``V_rows``: the
-    same as nested lists, ``V.tolist()``, to pass when searching many instances). Probabilities only
+    ``a`` (m,) is the feature part of the logits, ``rows`` the label weights V (m, m) as nested lists
+    (``V.tolist()``, made once for every instance searched). Probabilities only
     shrink along a path, so the first complete vector popped is the mode. A prefix is kept as its
     length and the positions of its positive labels, so the logit of the next label costs one term
     per positive label. Returns None when ``max_expansions`` prefixes were popped without reaching
@@ -781,7 +785,6 @@ def _uniform_cost_search(a, V, max_expansions=np.inf, V_rows=None):
     """
     m = a.shape[0]
     a = a.tolist()
-    rows = V.tolist() if V_rows is None else V_rows
     heap = [(0.0, 0, 0, ())]  # (-log p, tie-breaker, prefix length, positions of its positive labels)
     counter = 1
     popped = 0
