@@ -260,6 +260,24 @@ def test_ssvm_fold_workers_log_progress_to_the_parent(caplog):
     )
 
 
+def test_ssvm_tuning_logs_each_values_mean_cv_f(caplog):
+    """A line per C of the walk gives that C's mean CV F as it is reached (before the choice)."""
+    import logging
+    import re
+
+    Xa, Y = _toy(n=150, m=3, seed=2, noise=2.0)
+    with caplog.at_level(logging.INFO, logger="fmeasure.learners.ssvm"):
+        model = FMeasureSSVM(Cs=(0.01, 1.0, 100.0), cv=3, random_state=0, patience=None).fit(Xa[:, :-1], Y)
+    logged = {}
+    for msg in (r.getMessage() for r in caplog.records):
+        hit = re.search(r"values of C done in every fold \(mean CV F ([0-9.e+-]+): ([0-9.]+)\)", msg)
+        if hit:
+            logged[float(hit.group(1))] = float(hit.group(2))
+    assert sorted(logged) == [float(C) for C in model.Cs_]
+    np.testing.assert_allclose([logged[C] for C in sorted(logged)], model.cv_scores_, atol=5e-5)
+    assert len(set(logged.values())) > 1  # the values differ: a constant in the line would fail
+
+
 def test_ssvm_refit_runs_to_its_own_tolerance():
     """The final fit stops at refit_tol (tighter than the tuning's tol), the CV fits at tol."""
     Xa, Y = _toy(n=150, m=3, seed=2, noise=2.0)

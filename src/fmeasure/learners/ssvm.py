@@ -503,7 +503,12 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
                 stops[k].update(st)
                 if warm or last[k] is None:
                     last[k] = dual
-            log.info("RML tuning: %d of %d values of C done in every fold", len(scores[0]), total)
+            log.info(
+                "RML tuning: %d of %d values of C done in every fold (mean CV F %s)",
+                len(scores[0]),
+                total,
+                ", ".join(f"{C:g}: {mean_score(C):.4f}" for C in values),
+            )
 
         def mean_score(C):
             return float(np.mean([scores[k][C] for k in scores]))
