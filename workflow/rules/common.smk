@@ -240,7 +240,7 @@ def get_parametric_instances(wildcards=None):
 
 # ---- resources: memory, run time and threads sized from each dataset's counts
 # (formulas and coefficients: fmeasure.experiments.resources; a failed job retries with more).
-from fmeasure.experiments.resources import STAGES as RESOURCE_STAGES, dataset_counts, job_resources
+from fmeasure.experiments.resources import dataset_counts, job_resources
 
 
 def _job_resources(rule, wildcards, attempt=1):
@@ -269,7 +269,7 @@ def get_threads(rule):
 
 
 # ---- scaling (not in the default run): one job per (learner, n, m) cell
-from fmeasure.experiments.scaling import cells as scaling_cells
+from fmeasure.experiments.scaling import RESOURCE_JOB as SCALING_RESOURCE_JOB, cells as scaling_cells
 
 
 def get_scaling_cells(wildcards=None):
@@ -282,8 +282,8 @@ def _scaling_counts(wildcards):
 
 
 def get_scaling_mem_mb(wildcards, attempt):
-    """The largest per-dataset formula at the cell's shape (every learner family is in it)."""
-    return max(job_resources(r, _scaling_counts(wildcards), attempt)["mem_mb"] for r in RESOURCE_STAGES)
+    """The formula of the pipeline job that fits the cell's learner, at the cell's shape."""
+    return job_resources(SCALING_RESOURCE_JOB[wildcards.learner], _scaling_counts(wildcards), attempt)["mem_mb"]
 
 
 def get_scaling_runtime(wildcards, attempt):

@@ -21,10 +21,32 @@ import pandas as pd
 from fmeasure.datasets.synthetic import generate
 from fmeasure.tables import write_table
 
-__all__ = ["LEARNERS", "cells", "make_learner", "run_cell", "exponents", "write_scaling"]
+__all__ = [
+    "LEARNERS",
+    "RESOURCE_JOB",
+    "cells",
+    "make_learner",
+    "run_cell",
+    "exponents",
+    "curve_points",
+    "write_scaling",
+]
 
 #: Learners of the benchmark (names used in the config's ``scaling.learners``).
 LEARNERS = ("kNN", "PCC", "BR", "LFP", "EFP", "RML", "voting", "F-tree", "F-bag")
+#: The pipeline job whose resource formula (:mod:`fmeasure.experiments.resources`) sizes a learner's
+#: cell: the job that fits that learner on a real dataset.
+RESOURCE_JOB = {
+    "kNN": "knn_run",
+    "PCC": "pcc_curve",
+    "BR": "parametric_fit_predict",
+    "LFP": "parametric_fit_predict",
+    "EFP": "parametric_fit_predict",
+    "RML": "structured_rml",
+    "voting": "voting_fit",
+    "F-tree": "trees_run",
+    "F-bag": "trees_run",
+}
 COLUMNS = ["learner", "n", "m", "d", "fit_s", "predict_s", "cpu_s", "peak_rss_mb", "status"]
 
 
@@ -131,6 +153,16 @@ def exponents(table: pd.DataFrame, m_at_n: int, n_at_m: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["learner", "exponent_n", "exponent_m"])
 
 
+def curve_points(table: pd.DataFrame, learner: str, var: str, fixed: str, at: int, timeout_s: float):
+    """One learner's points along ``var`` (``fixed`` held at ``at``), sorted: the finished cells with
+    their fit + predict seconds, and the cells over the time limit placed at ``timeout_s`` (their
+    true cost is above it)."""
+    sub = table[(table["learner"] == learner) & (table[fixed] == at)].sort_values(var)
+    done = sub[sub["status"] == "ok"].assign(total_s=lambda t: t["fit_s"] + t["predict_s"])
+    over = sub[sub["status"] == "timeout"].assign(total_s=float(timeout_s))
+    return done, over
+
+
 def write_scaling(records, cfg: dict, csv_path, md_path, figure_path) -> pd.DataFrame:
     """Gather the cells' rows into the scaling table (csv, md) and the log-log figure (png + pdf)."""
     import matplotlib
@@ -153,21 +185,40 @@ def write_scaling(records, cfg: dict, csv_path, md_path, figure_path) -> pd.Data
     write_table(table, csv_path, md_path, caption=caption, float_format="{:.3f}")
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     styles = ["o-", "s--", "^-.", "v:", "D-", "x--", "*-.", "p:", "h-"]
-    ok = table[table["status"] == "ok"].assign(total_s=lambda t: t["fit_s"] + t["predict_s"])
-    for k, (learner, g) in enumerate(ok.groupby("learner", sort=False)):
-        s = slopes.set_index("learner").loc[learner]
-        for ax, var, fixed, at, e in (
-            (axes[0], "n", "m", cfg["m_at_n"], s.exponent_n),
-            (axes[1], "m", "n", cfg["n_at_m"], s.exponent_m),
-        ):
-            sub = g[g[fixed] == at].sort_values(var)
-            if len(sub):
+    slope = slopes.set_index("learner")
+    learners = list(dict.fromkeys(table["learner"]))
+    timeout_shown = False
+    for k, learner in enumerate(learners):
+        for ax, var, fixed, at in ((axes[0], "n", "m", cfg["m_at_n"]), (axes[1], "m", "n", cfg["n_at_m"])):
+            done, over = curve_points(table, learner, var, fixed, at, cfg["timeout_s"])
+            e = slope.loc[learner, f"exponent_{var}"] if learner in slope.index else np.nan
+            if len(done):
                 ax.plot(
-                    sub[var], sub["total_s"], styles[k % len(styles)], color="black", ms=4, label=f"{learner} ({e:.2f})"
+                    done[var],
+                    done["total_s"],
+                    styles[k % len(styles)],
+                    color="black",
+                    ms=4,
+                    label=f"{learner} ({e:.2f})",
                 )
+            if len(over):
+                # a cell over the time limit: an open marker at the limit, the learner's own shape
+                style = styles[k % len(styles)][0]
+                name = None if len(done) else f"{learner} (over the limit)"
+                ax.plot(over[var], over["total_s"], style, color="black", mfc="white", ms=7, ls="", label=name)
+                timeout_shown = True
     for ax, var, fixed, at in ((axes[0], "n", "m", cfg["m_at_n"]), (axes[1], "m", "n", cfg["n_at_m"])):
         ax.set(xscale="log", yscale="log", xlabel=var, ylabel="fit + predict (s)", title=f"{fixed} = {at}")
+        if timeout_shown:
+            ax.axhline(float(cfg["timeout_s"]), color="grey", lw=0.6, ls=":")
         ax.legend(fontsize=7, title="exponent", title_fontsize=7)
+    if timeout_shown:
+        fig.text(
+            0.01,
+            0.01,
+            f"open markers on the dotted line: over the {cfg['timeout_s']:g} s limit (not finished)",
+            fontsize=7,
+        )
     fig.tight_layout()
     for suffix in (".png", ".pdf"):
         with atomic_output(str(figure_path).rsplit(".", 1)[0] + suffix) as tmp:
