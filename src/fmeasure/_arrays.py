@@ -171,6 +171,21 @@ def square_batch(x, name, what=""):
     return A, single
 
 
+def count_batch(x, name, what=""):
+    """A float (n, m, S) batch of P matrices (rows labels, columns counts s = 1..S, 1 <= S <= m)
+    from one (m, S) matrix or a batch; returns (batch, single).
+
+    Raises a ValueError naming ``name`` if a matrix has more count columns than label rows.
+    """
+    A = as_float(x, name, (2, 3), check_finite=False)
+    single = A.ndim == 2
+    if single:
+        A = A[None]
+    if A.shape[2] > A.shape[1] or (A.shape[1] > 0 and A.shape[2] == 0):
+        raise ValueError(f"{name}: expected (m, S) matrices with 1 <= S <= m{what}, got shape {A.shape[-2:]}")
+    return A, single
+
+
 # ---- label samples (shared by fmeasure.estimation and fmeasure.inference.gfm_from_samples)
 
 

@@ -40,6 +40,35 @@ def test_kernel_predictions_are_optimal_by_enumeration(m):
         assert exp_f_plain(Y, pr, h) == pytest.approx(best, abs=1e-12)
 
 
+@pytest.mark.parametrize("m", [4, 6])
+def test_kernel_takes_only_the_count_columns_with_mass(m):
+    """P restricted to its first S count columns (every instance's label sets have at most S
+    labels) gives the enumeration's optimum, as the full (m, m) matrix does."""
+    rng = np.random.default_rng(70 + m)
+    S = 2
+    inst = []
+    for _ in range(40):  # distributions over a few label sets of at most S labels each
+        K = int(rng.integers(1, 6))
+        Y = np.zeros((K, m), dtype=np.int8)
+        for row in Y:
+            row[rng.choice(m, size=int(rng.integers(0, S + 1)), replace=False)] = 1
+        inst.append((Y, rng.dirichlet(np.ones(K))))
+    P = np.array([est.p_matrix(Y, pr)[0] for Y, pr in inst])
+    p0 = np.array([est.p_matrix(Y, pr)[1] for Y, pr in inst])
+    assert not P[:, :, S:].any()
+    H, V = gfm_from_p(np.ascontiguousarray(P[:, :, :S]), p0)
+    Hf, Vf = gfm_from_p(P, p0)
+    np.testing.assert_array_equal(H, Hf)
+    np.testing.assert_array_equal(V, Vf)
+    for (Y, pr), h, v in zip(inst, H, V):
+        best, argbest = _best(Y, pr)
+        assert v == pytest.approx(best, abs=1e-12) and tuple(h) in argbest
+    h1, v1 = gfm_from_p(P[0, :, :S], p0[0])  # one matrix
+    np.testing.assert_array_equal(h1, H[0])
+    with pytest.raises(ValueError, match=r"P: expected \(m, S\) matrices with 1 <= S <= m"):
+        gfm_from_p(np.zeros((2, 3)), 0.5)
+
+
 def test_kernel_float32_input_and_tiny_negative_round_off():
     rng = np.random.default_rng(3)
     m = 5

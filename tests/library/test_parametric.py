@@ -116,6 +116,37 @@ def test_efp_p_matrix_is_a_valid_gfm_input():
         assert np.all(p0 + mass <= 1 + 1e-9)
 
 
+def test_efp_predicts_from_the_count_columns_with_mass_in_chunks(monkeypatch):
+    """At most 2 labels per training example out of 8: P has mass in its first 2 count columns
+    only; predict (over those columns, in chunks of a few instances) equals the best expected F of
+    the full P by brute force over all 2^8 predictions."""
+    import fmeasure.learners.parametric as par
+
+    rng = np.random.default_rng(5)
+    m, n = 8, 400
+    X = rng.normal(size=(n, 3))
+    Y = np.zeros((n, m), dtype=np.int8)
+    for j in range(n):
+        Y[j, rng.choice(m, size=int(rng.integers(0, 3)), replace=False, p=np.arange(1, m + 1) / 36)] = 1
+    efp = EFP(Cs=(1.0,), cv=2).fit(X, Y)
+    Xq = X[:13]
+    P, p0 = efp.predict_p_matrix(Xq)
+    assert P.shape == (13, m, m) and not P[:, :, 2:].any() and P[:, :, :2].any()
+    monkeypatch.setattr(par, "_CHUNK_BYTES", 8 * m * 2 * 3)  # three instances per chunk
+    H = efp.predict(Xq)
+    vectors = list(itertools.product((0, 1), repeat=m))
+    for k in range(len(Xq)):
+        # E[F(y, h)] from P: sum_i h_i sum_s 2 P[i, s-1] / (s + |h|), plus P(y = 0) for h = 0
+        def ef(h):
+            size = sum(h)
+            if size == 0:
+                return p0[k]
+            return sum(2 * P[k, i, s - 1] / (s + size) for i in range(m) if h[i] for s in range(1, m + 1))
+
+        best = max(ef(h) for h in vectors)
+        assert ef(tuple(H[k])) == pytest.approx(best, abs=1e-12)
+
+
 @pytest.mark.parametrize("cls", [BinaryRelevance, LFP, EFP])
 def test_constant_labels_do_not_crash(cls):
     rng = np.random.default_rng(2)

@@ -46,6 +46,7 @@ from fmeasure._arrays import (
     p_zero_vector,
     row_counts,
     sample_input,
+    count_batch,
     square_batch,
     w_matrix,
 )
@@ -336,9 +337,12 @@ def gfm_from_p(P, p_zero):
 
     Parameters
     ----------
-    P : array-like of shape (m, m) or (n, m, m)
-        ``P[..., i, s-1] = P(y_i = 1, s_y = s)`` for labels i (rows) and counts s = 1..m
-        (columns). Rows sum to P(y_i = 1) <= 1.
+    P : array-like of shape (m, S) or (n, m, S), 1 <= S <= m
+        ``P[..., i, s-1] = P(y_i = 1, s_y = s)`` for labels i (rows) and counts s = 1..S
+        (columns). Rows sum to P(y_i = 1) <= 1. S = m is the whole matrix; a model that never puts
+        mass on more than S labels (EFP's multinomials, counts in a training set) can pass its S
+        columns only: the counts above S have probability 0, and the answer is the same as with
+        the zero columns appended.
     p_zero : float or array-like of shape (n,)
         P(y = 0). Must satisfy ``p_zero + sum_s P(s_y = s) <= 1`` with
         ``P(s_y = s) = sum_i P[i, s-1] / s``.
@@ -354,7 +358,7 @@ def gfm_from_p(P, p_zero):
     Compiled, one instance at a time (:mod:`fmeasure.inference._kernels`): one pass over P for
     validation and sums, then only the r labels with mass and the counts up to the largest with
     mass S are read, and only the columns k of Delta whose bound reaches the best value found are
-    formed, so the cost is O(m^2) to read P plus O(c r S + c r log r) for c evaluated sizes, rather
+    formed, so the cost is O(m S) to read P plus O(c r S + c r log r) for c evaluated sizes, rather
     than O(m^3). Same tie rules as :func:`gfm`.
 
     Examples
@@ -365,15 +369,15 @@ def gfm_from_p(P, p_zero):
     >>> h, round(v, 4)
     (array([1, 0, 0], dtype=int8), 0.6333)
     """
-    A, single = square_batch(P, "P", " (rows labels, columns s = 1..m)")
-    n, m, _ = A.shape
+    A, single = count_batch(P, "P", " (rows labels, columns s = 1..S)")
+    n, m, S = A.shape
     p0 = p_zero_vector(p_zero, n, single)
     # rounding of the input's own dtype (float32 model outputs) when checking sums
     eps = np.finfo(A.dtype).eps if A.dtype.kind == "f" else 0.0
     tol = max(TOL, 4 * m * eps)
     H = np.zeros((n, m), dtype=np.int8)
     V = np.empty(n)
-    for sl in chunks(n, 8 * m * m * 2):
+    for sl in chunks(n, 8 * m * S * 2):
         Ac = np.ascontiguousarray(A[sl], dtype=np.float64)
         stats = p_stats(Ac)
         _check_chunk_p(Ac, p0[sl], sl.start, tol, stats=stats)

@@ -427,13 +427,24 @@ class EFP(_TunedLogisticBase):
             P[j, i, s - 1] = P(y_i = 1, s_y = s | x_j), s = 1..m.
         p_zero : ndarray (n,)
         """
-        return self._p_matrix(self._check_fitted(X))
+        X = self._check_fitted(X)
+        P, p0 = self._p_compact(X)
+        full = np.zeros(P.shape[:2] + (self.n_labels_,))
+        full[:, :, : P.shape[2]] = P
+        return full, p0
 
-    def _p_matrix(self, X):
-        """predict_p_matrix on already checked and transformed X."""
-        n, m = X.shape[0], self.n_labels_
+    def _max_count(self):
+        """The largest label count any label model can predict (at least 1): the columns of P that
+        can hold mass."""
+        top = [int(np.max(est.classes_)) for est in self.estimators_ if est is not None]
+        return max([1] + top)
+
+    def _p_compact(self, X):
+        """P restricted to the counts s = 1..S that a label model can predict (S =
+        :meth:`_max_count`), and P(y = 0), on already checked and transformed X: (n, m, S), (n,)."""
+        n, m, S = X.shape[0], self.n_labels_, self._max_count()
         p0 = _proba_of(self.zero_model_, X, 1)
-        P = np.zeros((n, m, m))
+        P = np.zeros((n, m, S))
         for i, est in enumerate(self.estimators_):
             if est is None:
                 continue
@@ -453,19 +464,23 @@ class EFP(_TunedLogisticBase):
             rows = P.sum(axis=2)
             scale = np.minimum(1.0, nonzero[:, None] / np.maximum(rows, 1e-300))
             P *= scale[:, :, None]
-        mass = (P.sum(axis=1) / np.arange(1, m + 1)).sum(axis=1)
+        mass = (P.sum(axis=1) / np.arange(1, S + 1)).sum(axis=1)
         # a hair below the bound so that rounding never trips gfm_from_p's validation
         scale = np.minimum(1.0, nonzero * (1 - 1e-12) / np.maximum(mass, 1e-300))
         P *= scale[:, None, None]
         return P, p0
 
     def predict(self, X):
-        """F-optimal predictions for the estimated P and P(y = 0) (:func:`fmeasure.inference.gfm_from_p`)."""
+        """F-optimal predictions for the estimated P and P(y = 0) (:func:`fmeasure.inference.gfm_from_p`).
+
+        P is built over the counts a label model can predict only (S columns, the largest label
+        count of the training set), in chunks of instances: time and memory O(n m S), not O(n m^2).
+        """
         X = self._check_fitted(X)
         n, m = X.shape[0], self.n_labels_
-        step = max(1, _CHUNK_BYTES // (8 * m * m))
+        step = max(1, _CHUNK_BYTES // (8 * m * self._max_count()))
         out = np.empty((n, m), dtype=np.int8)
         for a in range(0, n, step):
-            P, p0 = self._p_matrix(X[a : a + step])
+            P, p0 = self._p_compact(X[a : a + step])
             out[a : a + step] = inference.gfm_from_p(P, p0)[0]
         return out

@@ -94,11 +94,12 @@ def gfm_from_counts(C, m, smax):
     k = C.shape[0]
     H = np.zeros((k, m), dtype=np.int8)
     V = np.empty(k)
-    for sl in chunks(k, 8 * m * m, budget=BATCH_BYTES):
+    S = max(1, min(int(smax), m))  # the counts that can hold mass: P's other columns are zero
+    for sl in chunks(k, 8 * m * S, budget=BATCH_BYTES):
         Cc = C[sl]
         Cc = np.asarray(Cc.toarray() if sp.issparse(Cc) else Cc, dtype=np.float64)
         n = Cc[:, -1]
-        P = np.zeros((len(Cc), m, m))
+        P = np.zeros((len(Cc), m, S))
         P[:, :, :smax] = (Cc[:, : m * smax] / n[:, None]).reshape(len(Cc), m, smax)
         H[sl], V[sl] = inference.gfm_from_p(P, Cc[:, m * smax] / n)
     return H, V
