@@ -6,11 +6,14 @@ measured in the same run on the same label models: scikit-learn's ``LogisticRegr
 (its own warm-started path, BLAS threads at their default), the first version of the shared
 helper. Then a synthetic dataset of Mediamill's shape (30,993 x 120, 101 labels, label
 cardinality ~4.4): a few EFP label models are timed and the whole EFP/BR training extrapolated.
+``--predict-labels``: EFP's prediction from P over the counts its label models can predict against
+P over all m counts, on synthetic data with those label counts.
 
 CPU seconds are the load-independent measure on a shared machine; wall clock is printed beside.
 
     PYTHONPATH=src python benchmarks/bench_parametric.py --datasets data/parsed/{scene,yeast,enron}.npz \\
         --ref-labels 2 --mediamill-labels 3
+    PYTHONPATH=src python benchmarks/bench_parametric.py --predict-labels 14,101,983
 """
 
 from __future__ import annotations
@@ -167,6 +170,38 @@ def bench_mediamill(n_labels, patience):
     )
 
 
+def bench_predict(label_counts, n_train=4000, n_test=500, d=120):
+    """EFP's prediction from P over the counts its label models can predict (``EFP.predict``)
+    against the previous path, P over all m counts (``predict_p_matrix`` + ``gfm_from_p`` on the
+    square matrices), on synthetic data with m labels (the scaling benchmark's shape)."""
+    from fmeasure.datasets.synthetic import generate
+    from fmeasure.inference import gfm_from_p
+
+    print("\n== EFP prediction: P over counts 1..S against P over counts 1..m (same models, same run)")
+    for m in label_counts:
+        entry = {"n_train": n_train, "n_test": n_test, "d": d, "m": m, "cardinality": min(4.376, m / 2)}
+        entry.update(skew=1.1, dependence=0.3, seed=2014)
+        ds = generate(f"bench-m{m}", entry)
+        efp = EFP(Cs=(1.0,), cv=2).fit(ds.X_train, ds.Y_train)
+        efp.predict(ds.X_test[:2])  # compile the kernels outside the clocks
+        gfm_from_p(*efp.predict_p_matrix(ds.X_test[:2]))
+        new, old = [], []
+        for _ in range(3):  # best of 3, the two paths alternating
+            with Clock() as c:
+                H = efp.predict(ds.X_test)
+            new.append(c)
+            with Clock() as c:
+                P, p0 = efp.predict_p_matrix(ds.X_test)
+                H_old = gfm_from_p(P, p0)[0]
+            old.append(c)
+        new, old = min(new, key=lambda c: c.cpu), min(old, key=lambda c: c.cpu)
+        same = bool(np.array_equal(H, H_old))
+        print(
+            f"  m = {m:5d} (S = {efp._max_count()}): counts 1..S CPU {new.cpu:7.2f} s | counts 1..m CPU {old.cpu:7.2f} s"
+            f" | ratio x{old.cpu / max(new.cpu, 1e-9):.1f} | same predictions: {same}"
+        )
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", nargs="*", default=[], help="parsed .npz files (data/parsed/<name>.npz)")
@@ -174,12 +209,15 @@ def main(argv=None):
     ap.add_argument("--mediamill-labels", type=int, default=0, help="EFP label models timed on the synthetic Mediamill")
     ap.add_argument("--patience", type=int, default=None, help="stop the C walk after this many non-improving C")
     ap.add_argument("--ref-only", action="store_true", help="skip the whole-dataset BR/EFP timings")
+    ap.add_argument("--predict-labels", default="", help="label counts m, e.g. 101,983: EFP prediction, S vs m columns")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     for path in args.datasets:
         bench_dataset(path, args.ref_labels, args.patience, learners=not args.ref_only)
     if args.mediamill_labels:
         bench_mediamill(args.mediamill_labels, args.patience)
+    if args.predict_labels:
+        bench_predict([int(v) for v in args.predict_labels.split(",")])
 
 
 if __name__ == "__main__":
