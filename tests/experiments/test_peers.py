@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -197,6 +198,53 @@ def test_run_peer_records_the_cross_validated_f_of_a_system_that_tunes_itself():
     assert rec["cv_f"] == pytest.approx(100 * search.best_score_)
     assert rec["n_candidates"] == len(search.cv_results_["params"]) > 1 and rec["tuning_s"] == 0.0
     assert json.loads(rec["chosen"])["best_candidate_"] == search.best_candidate_
+
+
+def test_adapter_counts_cpu_not_wall_seconds(adapter, monkeypatch, tmp_path):
+    """A model that computes for about 0.2 CPU seconds and then waits 0.4 s: the task's cpu_s counts
+    the computing, fit_s the wall time of both."""
+
+    class Busy:
+        def fit(self, X, Y):
+            c0 = time.process_time()
+            while time.process_time() - c0 < 0.2:
+                pass
+            time.sleep(0.4)
+            return self
+
+        def predict(self, X):
+            return np.zeros((len(X), 2), dtype=np.int8)
+
+    monkeypatch.setattr(adapter, "make", lambda peer, params, spec: Busy())
+    spec = {"peer": "busy", "seed": 1, "cv": 3, "threads": 1, "max_iter": 1000, "tasks": [{"params": {}}]}
+    req, res = tmp_path / "request.npz", tmp_path / "result.npz"
+    X, Y = np.zeros((4, 2)), np.zeros((4, 2), dtype=np.int8)
+    np.savez(req, spec=np.asarray(json.dumps(spec)), Xtr0=X, Ytr0=Y, Xev0=X)
+    adapter.main(str(req), str(res))
+    z = np.load(res)
+    assert 0.19 <= float(z["cpu_s0"]) < 0.35 and float(z["fit_s0"]) >= 0.6
+
+
+def test_run_peer_cpu_is_the_sum_over_the_tuning_and_the_final_fit(monkeypatch):
+    """Tuned over 2 grid points x 3 folds, then the final fit: cpu_s adds the 7 tasks' CPU seconds."""
+    ds = _toy(constant=False)
+    seen = []
+
+    def fake(python, adapter, peer, tasks, **kw):
+        out = []
+        for _, Ytr, Xev, params in tasks:
+            seen.append(params)
+            out.append({"H": np.zeros((len(Xev), Ytr.shape[1]), np.int8), "fit_s": 0.0, "predict_s": 0.0})
+            out[-1] |= {"cpu_s": 1.5 if params.get("C") == 1.0 else 0.25, "chosen": ""}
+        return out
+
+    monkeypatch.setattr(peers, "run_adapter", fake)
+    rec, _ = peers.run_peer(ds, "sklearn_br", "tuned", grid={"C": [0.1, 1.0]}, cv=3, seed=1, python="", adapter="")
+    # 3 folds at C = 0.1 and 3 at C = 1 (1.5 s each), then the final fit at the chosen C = 0.1
+    assert len(seen) == 7 and json.loads(rec["params"]) == {"C": 0.1}
+    assert rec["cpu_s"] == pytest.approx(3 * 0.25 + 3 * 1.5 + 0.25)
+    rec, _ = peers.run_peer(ds, "sklearn_br", "default", grid={"C": [0.1, 1.0]}, cv=3, seed=1, python="", adapter="")
+    assert rec["cpu_s"] == 0.25 and len(seen) == 8  # the default setting: one fit, no tuning
 
 
 def test_run_peer_tuned_chooses_on_the_training_set_only():

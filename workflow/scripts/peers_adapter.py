@@ -6,7 +6,9 @@ Called by :func:`fmeasure.experiments.peers.run_adapter`, never by Snakemake dir
 holds ``spec`` (JSON: ``{"peer": name, "seed": int, "cv": int, "threads": int, "max_iter": int,
 "tasks": [{"params": {...}}, ...]}``) and, for task j, ``Xtr{j}``, ``Ytr{j}``, ``Xev{j}`` (features
 already prepared, constant labels already removed by the caller). OUT.npz receives ``H{j}`` (0/1
-predictions for ``Xev{j}``), ``fit_s{j}`` and ``predict_s{j}`` (wall seconds) and ``chosen{j}``
+predictions for ``Xev{j}``), ``fit_s{j}`` and ``predict_s{j}`` (wall seconds), ``cpu_s{j}`` (CPU
+seconds of this process's threads for both; a system that starts worker processes of its own would
+not be counted whole: none of the configured ones does with one thread) and ``chosen{j}``
 (JSON of what a self-tuning model chose, empty otherwise). It imports only numpy, scipy,
 scikit-learn and the peer's package: a peer's own environment has no fmeasure. Routes of ours run
 in the project's environment and import fmeasure.
@@ -82,13 +84,14 @@ def main(request, out):
     result = {}
     for j, task in enumerate(spec["tasks"]):
         model = make(spec["peer"], task.get("params", {}), spec)
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         model.fit(z[f"Xtr{j}"], z[f"Ytr{j}"])
         t1 = time.perf_counter()
         H = model.predict(z[f"Xev{j}"])
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         H = H.toarray() if sp.issparse(H) else np.asarray(H)
         result.update({f"H{j}": (H > 0.5).astype(np.int8), f"fit_s{j}": t1 - t0, f"predict_s{j}": t2 - t1})
+        result[f"cpu_s{j}"] = c2 - c0  # every thread of this process, fit and predict
         result[f"chosen{j}"] = np.asarray(chosen(model))
         print(f"task {j + 1} of {len(spec['tasks'])}: fit {t1 - t0:.1f} s, predict {t2 - t1:.1f} s", flush=True)
     np.savez(out, **result)

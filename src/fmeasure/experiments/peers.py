@@ -392,7 +392,8 @@ def run_adapter(
     python, adapter, peer: str, tasks: list, *, seed: int = 1, cv: int = 3, threads: int = 1, log_to=None
 ) -> list[dict]:
     """Run the system's adapter once for ``tasks``; return one ``{"H", "fit_s", "predict_s",
-    "chosen"}`` per task.
+    "cpu_s", "chosen"}`` per task (``cpu_s``: the adapter's CPU seconds for the task's fit and
+    prediction).
 
     Each task is ``(X_train, Y_train, X_eval, params)``. Constant labels and :func:`preprocess` are
     applied here, so every system gets the same inputs; the adapter also receives ``seed``, ``cv``
@@ -439,8 +440,15 @@ def run_adapter(
             if keep.any():
                 H[:, keep] = z[f"H{j}"]
             chosen = str(z[f"chosen{j}"]) if f"chosen{j}" in z.files else ""
+            cpu = float(z[f"cpu_s{j}"]) if f"cpu_s{j}" in z.files else float("nan")
             results.append(
-                {"H": H, "fit_s": float(z[f"fit_s{j}"]), "predict_s": float(z[f"predict_s{j}"]), "chosen": chosen}
+                {
+                    "H": H,
+                    "fit_s": float(z[f"fit_s{j}"]),
+                    "predict_s": float(z[f"predict_s{j}"]),
+                    "cpu_s": cpu,
+                    "chosen": chosen,
+                }
             )
     return results
 
@@ -472,7 +480,9 @@ def run_peer(
     ``seed``; a grid of one point is taken without cross-validation) and refits the best.
 
     Returns ``(record, instances)``: the record has ``dataset, method, source, setting, seed,
-    status, params, chosen, f, fit_s, predict_s, tuning_s, cv_f, n_candidates, mean_set_size``;
+    status, params, chosen, f, fit_s, predict_s, tuning_s, cpu_s, cv_f, n_candidates,
+    mean_set_size``; ``cpu_s`` is the CPU seconds of every fit and prediction of the run (the
+    tuning's and the final one's), the budget it used;
     ``instances`` the per-instance F (in %) on the test set. ``cv_f`` is the chosen grid point's
     cross-validated F (in %) and ``n_candidates`` the number of grid points; for a system that tunes
     itself (one grid point, a ``best_score_`` in what it chose), its own cross-validated F and the
@@ -484,7 +494,7 @@ def run_peer(
         raise ValueError(f"setting: expected 'default' or 'tuned', got {setting!r}")
     fixed = dict(params or {})
     Xtr, Ytr = ds.X_train, np.asarray(ds.Y_train)
-    best, cv_f, tuning_s, points = {}, float("nan"), 0.0, [{}]
+    best, cv_f, tuning_s, tuning_cpu, points = {}, float("nan"), 0.0, 0.0, [{}]
     run = {"seed": seed, "cv": cv, "threads": threads, "log_to": log_to}
     if setting == "tuned":
         points = grid_points(grid)
@@ -495,6 +505,7 @@ def run_peer(
         t0 = time.perf_counter()
         res = run_adapter(python, adapter, peer, tasks, **run)
         tuning_s = time.perf_counter() - t0
+        tuning_cpu = float(sum(r["cpu_s"] for r in res))
         scores = []
         for i, _ in enumerate(points):
             fs = [_f(Ytr[b], res[i * cv + k]["H"]) for k, (_, b) in enumerate(folds)]
@@ -524,6 +535,7 @@ def run_peer(
         "fit_s": final["fit_s"],
         "predict_s": final["predict_s"],
         "tuning_s": tuning_s,
+        "cpu_s": tuning_cpu + final["cpu_s"],
         "cv_f": cv_f,
         "n_candidates": n_candidates,
         "mean_set_size": float(final["H"].sum(axis=1).mean()),
@@ -643,6 +655,7 @@ TABLE_COLUMNS = [
     "fit_s",
     "predict_s",
     "tuning_s",
+    "cpu_s",
     "mean_set_size",
     "params",
     "chosen",
@@ -700,6 +713,7 @@ def run_table(records, instances: pd.DataFrame, *, reference: str, z: float = 2.
                 "fit_s": float(r.fit_s.mean()),
                 "predict_s": float(r.predict_s.mean()),
                 "tuning_s": float(r.tuning_s.mean()),
+                "cpu_s": float(r.cpu_s.mean()) if "cpu_s" in r else np.nan,
                 "mean_set_size": float(r.mean_set_size.mean()),
                 "params": _joined(zip(r.seed, r.params)),
                 "chosen": _joined(zip(r.seed, r.chosen)) if "chosen" in r else "",
@@ -760,6 +774,7 @@ def write_table(table: pd.DataFrame, csv_path, md_path, *, reference: str, seeds
         fit_s=table.fit_s.round(1),
         predict_s=table.predict_s.round(2),
         tuning_s=table.tuning_s.round(1),
+        cpu_s=table.cpu_s.round(1),
         mean_set_size=table.mean_set_size.round(2),
     )
     caption = (
@@ -772,7 +787,8 @@ def write_table(table: pd.DataFrame, csv_path, md_path, *, reference: str, seeds
         f"vs_reference: better or worse when p_holm is below the level of {z:g} SE, else tie. default: the package's "
         "defaults; tuned: its grid chosen by cross-validation on the training set (a system that tunes itself runs "
         "once, as tuned); fit_s, predict_s, tuning_s: mean wall seconds of the final fit, the prediction and the "
-        "tuning; params: the chosen grid point; chosen: what a self-tuning system chose."
+        "tuning; cpu_s: mean CPU seconds of the whole run (tuning, final fit and prediction), the budget it used; "
+        "params: the chosen grid point; chosen: what a self-tuning system chose."
     )
     _write(table, csv_path, md_path, caption=caption, md_df=shown.drop(columns=["params", "chosen"]))
     return table
