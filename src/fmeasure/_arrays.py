@@ -157,15 +157,19 @@ def first_max(vals, tol=TIE_TOL):
     return np.argmax(vals >= best - tol, axis=-1)
 
 
+def _matrix_batch(x, name):
+    """A float (n, a, b) batch from one (a, b) matrix or a batch; returns (batch, single)."""
+    A = as_float(x, name, (2, 3), check_finite=False)
+    single = A.ndim == 2
+    return (A[None] if single else A), single
+
+
 def square_batch(x, name, what=""):
     """A float (n, m, m) batch from one (m, m) matrix or a batch; returns (batch, single).
 
     Raises a ValueError naming ``name`` if the matrices are not square.
     """
-    A = as_float(x, name, (2, 3), check_finite=False)
-    single = A.ndim == 2
-    if single:
-        A = A[None]
+    A, single = _matrix_batch(x, name)
     if A.shape[1] != A.shape[2]:
         raise ValueError(f"{name}: expected square (m, m) matrices{what}, got shape {A.shape[-2:]}")
     return A, single
@@ -177,10 +181,7 @@ def count_batch(x, name, what=""):
 
     Raises a ValueError naming ``name`` if a matrix has more count columns than label rows.
     """
-    A = as_float(x, name, (2, 3), check_finite=False)
-    single = A.ndim == 2
-    if single:
-        A = A[None]
+    A, single = _matrix_batch(x, name)
     if A.shape[2] > A.shape[1] or (A.shape[1] > 0 and A.shape[2] == 0):
         raise ValueError(f"{name}: expected (m, S) matrices with 1 <= S <= m{what}, got shape {A.shape[-2:]}")
     return A, single
