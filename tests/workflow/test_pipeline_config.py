@@ -16,7 +16,9 @@ from fmeasure.experiments.config import (
     as_list,
     check_config,
     content_entry,
+    dataset_view,
     exit_on_config_error,
+    override_lines,
     select_datasets,
 )
 
@@ -149,6 +151,57 @@ _SETTING = "reading: r, default: d, default_because: b"
 )
 def test_names_that_must_exist_elsewhere_in_the_config_are_one_line(entry, line):
     assert _one_line([entry]) == line
+
+
+@pytest.mark.parametrize(
+    "entry, line",
+    [
+        (
+            "dataset_overrides={nosuch: {voting: {refit: false}}}",
+            "config key 'dataset_overrides.nosuch': unknown dataset; the catalog knows ['bibtex', 'birds',",
+        ),
+        (
+            "dataset_overrides={scene: {voting: {refitt: false}}}",
+            "config key 'dataset_overrides.scene.voting.refitt' is unknown; did you mean "
+            "'dataset_overrides.scene.voting.refit'?",
+        ),
+        (
+            "dataset_overrides={scene: {voting: {refit: maybe}}}",
+            "config key 'dataset_overrides.scene.voting.refit': 'maybe' is not of type 'boolean'",
+        ),
+        ("dataset_overrides={scene: {peers: {cv: 2}}}", "config key 'dataset_overrides.scene.peers' is unknown"),
+        ("dataset_overrides={scene: 3}", "config key 'dataset_overrides.scene': '3' is not of type 'object'"),
+        (
+            "dataset_overrides={scene: {parametric: {learners: [BR]}}}",
+            "config key 'dataset_overrides.scene.parametric.learners': cannot differ between datasets",
+        ),
+        (
+            "dataset_overrides={yeast: {pcc: {figure5: {n_samples: [10]}}}}",
+            "config key 'dataset_overrides.yeast.pcc.figure5.n_samples': cannot differ between datasets",
+        ),
+        (
+            "dataset_overrides={enron: {voting: {members: [{name: x, fit: br}]}}}",
+            "config key 'dataset_overrides.enron.voting.members': cannot differ between datasets",
+        ),
+    ],
+)
+def test_wrong_dataset_overrides_are_one_line_naming_the_key(entry, line):
+    assert _one_line([entry]).startswith(line)
+
+
+def test_dataset_overrides_are_read_as_the_stage_types_and_change_that_dataset_alone():
+    cfg = check_config(
+        _with_cli("dataset_overrides={scene: {structured: {tol: 1e-9}, voting: {refit: false}}}"), SCHEMA
+    )
+    assert cfg["dataset_overrides"] == {"scene": {"structured": {"tol": 1e-9}, "voting": {"refit": False}}}
+    assert type(cfg["dataset_overrides"]["scene"]["structured"]["tol"]) is float  # YAML 1.1 alone reads text
+    scene, yeast = dataset_view(cfg, "scene"), dataset_view(cfg, "yeast")
+    assert scene["structured"]["tol"] == 1e-9 and scene["voting"]["refit"] is False
+    assert yeast["structured"]["tol"] == 1e-3 and yeast["voting"]["refit"] is True  # config.yaml's values
+    assert scene["structured"]["Cs"] == yeast["structured"]["Cs"]  # keys not overridden stay the stage's
+    assert cfg["structured"]["tol"] == 1e-3 and cfg["voting"]["refit"] is True  # the blocks themselves unchanged
+    assert override_lines(cfg) == ["scene: structured.tol = 1e-09; voting.refit = false"]
+    assert check_config(_with_cli(), SCHEMA)["dataset_overrides"] == {}  # none by default
 
 
 def test_ablation_overrides_are_read_as_the_stage_types():

@@ -5,9 +5,9 @@ import os
 import sys
 
 try:
-    from fmeasure.experiments.config import (STAGE_TABLES, content_entry, exit_on_config_error,
-                                             lp_surrogates, needs_refit, select_datasets, setting_config,
-                                             setting_datasets, used_fits)
+    from fmeasure.experiments.config import (STAGE_TABLES, content_entry, dataset_config, dataset_view,
+                                             exit_on_config_error, lp_surrogates, needs_refit,
+                                             select_datasets, setting_config, setting_datasets, used_fits)
     from fmeasure.experiments.report import not_run_reasons
 except ImportError as _exc:
     raise ImportError(
@@ -227,9 +227,18 @@ def get_ablation_spec(wildcards):
     return config["ablations"]["settings"][wildcards.setting]
 
 
+def stage_config(stage, key=None):
+    """A params function: ``stage``'s config block as the job's dataset runs it (its
+    dataset_overrides merged in), or one ``key`` of it."""
+    def params(wildcards):
+        block = dataset_config(config, stage, wildcards.dataset)
+        return block if key is None else block[key]
+    return params
+
+
 def get_ablation_config(wildcards):
-    """The stage config block with the setting's overrides applied."""
-    return setting_config(config, wildcards.setting)
+    """The stage config block of the dataset (its dataset_overrides) with the setting's overrides applied."""
+    return setting_config(dataset_view(config, wildcards.dataset), wildcards.setting)
 
 
 def get_parametric_instances(wildcards=None):
@@ -244,7 +253,7 @@ from fmeasure.experiments.resources import dataset_counts, job_resources
 
 
 def _job_resources(rule, wildcards, attempt=1):
-    return job_resources(rule, dataset_counts(config, wildcards.dataset), attempt, config)
+    return job_resources(rule, dataset_counts(config, wildcards.dataset), attempt, dataset_view(config, wildcards.dataset))
 
 
 def get_mem_mb(rule):

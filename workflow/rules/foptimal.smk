@@ -24,7 +24,7 @@ rule foptimal_run:
         rows="results/foptimal/{dataset}/{model}.csv",
         instances="results/foptimal/{dataset}/{model}_instances.csv.gz",
     params:
-        cfg=config["foptimal"],
+        cfg=stage_config("foptimal"),
         jaccard_empty=config["metrics"]["jaccard_empty"],
     wildcard_constraints:
         model="br|cc|rf|knn|mlp",

@@ -23,7 +23,7 @@ rule knn_run:
         table="results/knn/{dataset}.csv",
         instances="results/knn/{dataset}_instances.csv.gz",
     params:
-        knn=config["knn"],
+        knn=stage_config("knn"),
         jaccard_empty=config["metrics"]["jaccard_empty"],
     threads: get_threads("knn_run")
     resources:

@@ -25,7 +25,7 @@ rule parametric_fit_predict:
         instances="results/parametric/{dataset}/{learner}_instances.csv.gz",
         model="results/parametric/{dataset}/{learner}.pkl",
     params:
-        cfg=config["parametric"],
+        cfg=stage_config("parametric"),
     threads: get_threads("parametric_fit_predict")
     resources:
         mem_mb=get_mem_mb("parametric_fit_predict"),
@@ -48,8 +48,8 @@ rule parametric_inference_times:
         "results/parametric/{dataset}/inference_times.csv",
     params:
         learners=get_parametric_learners,
-        repeats=config["parametric"]["timing_best_of"],
-        repeat_below_s=config["parametric"]["repeat_below_s"],
+        repeats=stage_config("parametric", "timing_best_of"),
+        repeat_below_s=stage_config("parametric", "repeat_below_s"),
     threads: get_threads("parametric_inference_times")
     resources:
         mem_mb=get_mem_mb("parametric_inference_times"),

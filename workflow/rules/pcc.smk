@@ -34,7 +34,7 @@ rule pcc_fit:
         info="results/pcc/{dataset}/fit.json",
     params:
         # only what the fit reads: changing an inference setting does not refit the chain
-        cfg=pcc_fit_config(config["pcc"]),
+        cfg=lambda w: pcc_fit_config(dataset_config(config, "pcc", w.dataset)),
     log:
         "logs/pcc/fit_{dataset}.log",
     benchmark:
@@ -58,7 +58,7 @@ rule pcc_table4_rows:
         rows="results/pcc/{dataset}/table4_rows.csv",
         instances="results/pcc/{dataset}/table4_instances.csv.gz",
     params:
-        cfg=config["pcc"],
+        cfg=stage_config("pcc"),
         jaccard_empty=config["metrics"]["jaccard_empty"],
     log:
         "logs/pcc/table4_{dataset}.log",
@@ -81,7 +81,7 @@ rule pcc_curve:
     output:
         "results/pcc/{dataset}/curve_{n_samples}.csv",
     params:
-        cfg=config["pcc"],
+        cfg=stage_config("pcc"),
     log:
         "logs/pcc/curve_{dataset}_{n_samples}.log",
     benchmark:
@@ -103,7 +103,7 @@ rule pcc_exact:
     output:
         "results/pcc/{dataset}/exact.csv",
     params:
-        cfg=config["pcc"],
+        cfg=stage_config("pcc"),
     log:
         "logs/pcc/exact_{dataset}.log",
     benchmark:

@@ -25,7 +25,7 @@ rule structured_rml:
         row="results/structured/{dataset}/rml.csv",
         instances="results/structured/{dataset}/rml_instances.csv.gz",
     params:
-        cfg=config["structured"],
+        cfg=stage_config("structured"),
     threads: get_threads("structured_rml")
     resources:
         mem_mb=get_mem_mb("structured_rml"),

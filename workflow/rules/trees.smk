@@ -21,7 +21,7 @@ rule trees_run:
         table="results/trees/{dataset}/{model}.csv",
         instances="results/trees/{dataset}/{model}_instances.csv.gz",
     params:
-        trees=config["trees"],
+        trees=stage_config("trees"),
         jaccard_empty=config["metrics"]["jaccard_empty"],
     wildcard_constraints:
         model="tree|bag|forest",

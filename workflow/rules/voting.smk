@@ -33,7 +33,7 @@ rule voting_fit:
     output:
         "results/voting/{dataset}/fit_{fit}.npz",
     params:
-        cfg=config["voting"],
+        cfg=stage_config("voting"),
     threads: get_threads("voting_fit")
     resources:
         mem_mb=get_mem_mb("voting_fit"),
@@ -57,7 +57,7 @@ rule voting_vote:
         instances="results/voting/{dataset}/instances.csv.gz",
         timing="results/voting/{dataset}/timing.csv",
     params:
-        cfg=config["voting"],
+        cfg=stage_config("voting"),
     log:
         "logs/voting/vote_{dataset}.log",
     benchmark:

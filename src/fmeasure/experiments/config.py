@@ -12,6 +12,8 @@
 * :func:`content_entry` is the part of a catalog entry that decides a parsed dataset's content
   (file names and checksums, format, counts, options), without where the files come from, so that
   changing mirrors or URLs reruns nothing.
+* :func:`dataset_view` / :func:`dataset_config`: the configuration one dataset's jobs run with, its
+  ``dataset_overrides`` merged over the stage blocks; :func:`override_lines` says them in words.
 * The job lists of the stages: :func:`lp_surrogates` (theory), :func:`model_chunks` (simulations),
   :func:`used_fits` (voting), :func:`setting_config` / :func:`setting_datasets` /
   :func:`needs_refit` (ablations).
@@ -39,6 +41,11 @@ __all__ = [
     "check_config",
     "exit_on_config_error",
     "content_entry",
+    "OVERRIDE_STAGES",
+    "FIXED_KEYS",
+    "dataset_view",
+    "dataset_config",
+    "override_lines",
     "lp_surrogates",
     "model_chunks",
     "used_fits",
@@ -379,6 +386,38 @@ def _check_references(config: dict, validator, root: dict) -> None:
 
             raise ConfigError(_error_line(jsonschema.exceptions.best_match(errors), root, where))
         spec["overrides"] = _taken(spec["overrides"], merged)
+    for dataset, stages in config["dataset_overrides"].items():
+        if dataset not in config["catalog"]:
+            raise ConfigError(
+                f"config key 'dataset_overrides.{dataset}': unknown dataset; the catalog knows {sorted(config['catalog'])}"
+            )
+        for stage, overrides in stages.items():
+            where = ("dataset_overrides", dataset, stage)
+            for path in _paths(overrides):
+                if path in FIXED_KEYS.get(stage, ()):
+                    key = ".".join((*where, *path))
+                    raise ConfigError(
+                        f"config key {key!r}: cannot differ between datasets (it decides the jobs and columns "
+                        f"of every dataset's tables); change {stage}.{'.'.join(path)} for all datasets instead"
+                    )
+            stage_validator = validator.evolve(schema=root["properties"][stage])
+            merged = _read_text_values(_overlay(config[stage], overrides), stage_validator, root)
+            errors = list(stage_validator.iter_errors(merged))
+            if errors:
+                import jsonschema
+
+                raise ConfigError(_error_line(jsonschema.exceptions.best_match(errors), root, where))
+            stages[stage] = _taken(overrides, merged)
+
+
+def _paths(tree: dict, prefix: tuple = ()) -> list[tuple]:
+    """Every key path of a nested dict, at every depth (``{"a": {"b": 1}}``: ``("a",), ("a", "b")``)."""
+    out = []
+    for key, value in tree.items():
+        out.append((*prefix, key))
+        if isinstance(value, dict):
+            out += _paths(value, (*prefix, key))
+    return out
 
 
 def _overlay(base: dict, overrides: dict) -> dict:
@@ -437,6 +476,81 @@ def exit_on_config_error(func, *args, **kwargs):
     except (ConfigError, DatasetError) as exc:
         print(f"Error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
+
+
+# ---- one dataset's protocol: dataset_overrides
+
+#: Stages whose jobs run one dataset at a time, so that their config may differ by dataset.
+OVERRIDE_STAGES = ("knn", "pcc", "parametric", "voting", "trees", "structured", "foptimal")
+#: Key paths that decide which jobs exist or which columns a stage's tables have: the same for every
+#: dataset.
+FIXED_KEYS = {
+    "pcc": {("figure5", "n_samples"), ("cv",)},
+    "parametric": {("learners",)},
+    "voting": {("members",)},
+    "trees": {("models",)},
+    "structured": {("extra_rows",)},
+    "foptimal": {("models",)},
+}
+
+
+def dataset_view(config: dict, dataset: str) -> dict:
+    """``config`` as the jobs of ``dataset`` see it: each stage block with the dataset's
+    ``dataset_overrides`` merged in (nested dicts merged). Blocks without overrides are shared, not
+    copied.
+
+    Examples
+    --------
+    >>> cfg = {"voting": {"refit": True, "cv": 5}, "knn": {"k": 10},
+    ...        "dataset_overrides": {"delicious": {"voting": {"refit": False}}}}
+    >>> dataset_view(cfg, "delicious")["voting"]
+    {'refit': False, 'cv': 5}
+    >>> dataset_view(cfg, "scene")["voting"]
+    {'refit': True, 'cv': 5}
+    """
+    stages = (config.get("dataset_overrides") or {}).get(dataset) or {}
+    if not stages:
+        return config
+    view = dict(config)
+    for stage, overrides in stages.items():
+        view[stage] = _merge(config[stage], overrides, f"dataset_overrides.{dataset}.{stage}")
+    return view
+
+
+def dataset_config(config: dict, stage: str, dataset: str) -> dict:
+    """The config block of ``stage`` that the jobs of ``dataset`` run with (see :func:`dataset_view`)."""
+    return dataset_view(config, dataset)[stage]
+
+
+def override_lines(config: dict, datasets=None) -> list[str]:
+    """One line per dataset whose protocol differs from the stage blocks (``datasets``: only these).
+
+    Examples
+    --------
+    >>> cfg = {"dataset_overrides": {"delicious": {"voting": {"refit": False},
+    ...                                            "structured": {"rml": {"C_grid": [0.1, 1.0]}}}}}
+    >>> override_lines(cfg)
+    ['delicious: voting.refit = false; structured.rml.C_grid = [0.1, 1.0]']
+    >>> override_lines(cfg, datasets=["scene"])
+    []
+    """
+    import json
+
+    lines = []
+    for dataset, stages in (config.get("dataset_overrides") or {}).items():
+        if datasets is not None and dataset not in datasets:
+            continue
+        items = []
+        for stage, overrides in stages.items():
+            for path in _paths(overrides):
+                value = overrides
+                for key in path:
+                    value = value[key]
+                if not isinstance(value, dict):
+                    items.append(f"{'.'.join((stage, *path))} = {json.dumps(value)}")
+        if items:
+            lines.append(f"{dataset}: " + "; ".join(items))
+    return lines
 
 
 # ---- ablations: which settings run where, with which config

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fmeasure.experiments.config import override_lines
 from fmeasure.io import atomic_output
 
 __all__ = [
@@ -317,6 +318,17 @@ def write_report(
     ]
     if skipped:
         lines += ["**Datasets left out of this run:**", ""] + [f"- {m}" for m in skipped] + [""]
+    changed = override_lines(config or {}, (config or {}).get("datasets"))
+    if changed:
+        lines += (
+            [
+                "**Datasets run under a protocol of their own** (`dataset_overrides` in the configuration; "
+                "these keys replace the stage's value for that dataset's jobs, and its table rows come from them):",
+                "",
+            ]
+            + [f"- {c}" for c in changed]
+            + [""]
+        )
     counts = collected.verdict.map(lambda v: "not run" if str(v).startswith("not run") else v).value_counts()
     lines += ['<a id="sec-findings"></a>', "", "## Findings", ""]
     lines += [
