@@ -225,6 +225,39 @@ def test_adapter_counts_cpu_not_wall_seconds(adapter, monkeypatch, tmp_path):
     assert 0.19 <= float(z["cpu_s0"]) < 0.35 and float(z["fit_s0"]) >= 0.6
 
 
+def _burn(seconds):
+    c0 = time.process_time()
+    while time.process_time() - c0 < seconds:
+        pass
+    return seconds
+
+
+def test_adapter_counts_the_cpu_of_the_worker_processes_a_model_starts(adapter, monkeypatch, tmp_path):
+    """A model whose fit runs two joblib worker processes, each computing for 0.6 CPU seconds while
+    the adapter's own process waits: cpu_s counts the workers' 1.2 s (and their start-up; the
+    adapter's process alone would give almost none), and the second task only its own workers."""
+    from joblib import Parallel, delayed
+
+    class Workers:
+        def fit(self, X, Y):
+            Parallel(n_jobs=2, backend="loky")(delayed(_burn)(0.6) for _ in range(2))
+            return self
+
+        def predict(self, X):
+            return np.zeros((len(X), 2), dtype=np.int8)
+
+    monkeypatch.setattr(adapter, "make", lambda peer, params, spec: Workers())
+    spec = {"peer": "workers", "seed": 1, "cv": 3, "threads": 2, "max_iter": 1000, "tasks": [{"params": {}}] * 2}
+    req, res = tmp_path / "request.npz", tmp_path / "result.npz"
+    X, Y = np.zeros((4, 2)), np.zeros((4, 2), dtype=np.int8)
+    np.savez(req, spec=np.asarray(json.dumps(spec)), Xtr0=X, Ytr0=Y, Xev0=X, Xtr1=X, Ytr1=Y, Xev1=X)
+    adapter.main(str(req), str(res))
+    z = np.load(res)
+    first, second = float(z["cpu_s0"]), float(z["cpu_s1"])
+    assert first >= 1.15 and second >= 1.15, (first, second)
+    assert second < 1.5 * first, (first, second)  # counted twice, it would be over 2x
+
+
 def test_run_peer_cpu_is_the_sum_over_the_tuning_and_the_final_fit(monkeypatch):
     """Tuned over 2 grid points x 3 folds, then the final fit: cpu_s adds the 7 tasks' CPU seconds."""
     ds = _toy(constant=False)

@@ -7,8 +7,8 @@ holds ``spec`` (JSON: ``{"peer": name, "seed": int, "cv": int, "threads": int, "
 "tasks": [{"params": {...}}, ...]}``) and, for task j, ``Xtr{j}``, ``Ytr{j}``, ``Xev{j}`` (features
 already prepared, constant labels already removed by the caller). OUT.npz receives ``H{j}`` (0/1
 predictions for ``Xev{j}``), ``fit_s{j}`` and ``predict_s{j}`` (wall seconds), ``cpu_s{j}`` (CPU
-seconds of this process's threads for both; a system that starts worker processes of its own would
-not be counted whole: none of the configured ones does with one thread) and ``chosen{j}``
+seconds of both: this process's threads and the worker processes it started, such as joblib's, which
+are stopped at the end of each task so that their CPU is counted) and ``chosen{j}``
 (JSON of what a self-tuning model chose, empty otherwise). It imports only numpy, scipy,
 scikit-learn and the peer's package: a peer's own environment has no fmeasure. Routes of ours run
 in the project's environment and import fmeasure.
@@ -18,6 +18,7 @@ stochastic model gets ``seed``; a model that tunes itself gets ``cv`` folds.
 """
 
 import json
+import resource
 import sys
 import time
 
@@ -78,20 +79,36 @@ def chosen(model):
     return json.dumps(found, sort_keys=True, default=str) if found else ""
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process's threads and of its finished, reaped child processes."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def stop_workers() -> None:
+    """Stop joblib's reusable worker processes (a model's n_jobs), so that their CPU is counted."""
+    if "joblib" in sys.modules:
+        from joblib.externals.loky import get_reusable_executor
+
+        get_reusable_executor().shutdown(wait=True)
+
+
 def main(request, out):
     z = np.load(request, allow_pickle=False)
     spec = json.loads(str(z["spec"]))
     result = {}
     for j, task in enumerate(spec["tasks"]):
         model = make(spec["peer"], task.get("params", {}), spec)
-        c0, t0 = time.process_time(), time.perf_counter()
+        c0, t0 = cpu_seconds(), time.perf_counter()
         model.fit(z[f"Xtr{j}"], z[f"Ytr{j}"])
         t1 = time.perf_counter()
         H = model.predict(z[f"Xev{j}"])
-        t2, c2 = time.perf_counter(), time.process_time()
+        t2 = time.perf_counter()
+        stop_workers()
+        c2 = cpu_seconds()
         H = H.toarray() if sp.issparse(H) else np.asarray(H)
         result.update({f"H{j}": (H > 0.5).astype(np.int8), f"fit_s{j}": t1 - t0, f"predict_s{j}": t2 - t1})
-        result[f"cpu_s{j}"] = c2 - c0  # every thread of this process, fit and predict
+        result[f"cpu_s{j}"] = c2 - c0  # this process's threads and its workers, fit and predict
         result[f"chosen{j}"] = np.asarray(chosen(model))
         print(f"task {j + 1} of {len(spec['tasks'])}: fit {t1 - t0:.1f} s, predict {t2 - t1:.1f} s", flush=True)
     np.savez(out, **result)

@@ -392,8 +392,8 @@ def run_adapter(
     python, adapter, peer: str, tasks: list, *, seed: int = 1, cv: int = 3, threads: int = 1, log_to=None
 ) -> list[dict]:
     """Run the system's adapter once for ``tasks``; return one ``{"H", "fit_s", "predict_s",
-    "cpu_s", "chosen"}`` per task (``cpu_s``: the adapter's CPU seconds for the task's fit and
-    prediction).
+    "cpu_s", "chosen"}`` per task (``cpu_s``: the CPU seconds of the task's fit and prediction, in
+    the adapter's process and the worker processes it started).
 
     Each task is ``(X_train, Y_train, X_eval, params)``. Constant labels and :func:`preprocess` are
     applied here, so every system gets the same inputs; the adapter also receives ``seed``, ``cv``
