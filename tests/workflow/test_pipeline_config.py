@@ -12,6 +12,8 @@ from snakemake.cli import parse_config
 from snakemake.utils import update_config
 
 from fmeasure.experiments.config import (
+    FIXED_KEYS,
+    OVERRIDE_STAGES,
     ConfigError,
     as_list,
     check_config,
@@ -187,6 +189,17 @@ def test_names_that_must_exist_elsewhere_in_the_config_are_one_line(entry, line)
 )
 def test_wrong_dataset_overrides_are_one_line_naming_the_key(entry, line):
     assert _one_line([entry]).startswith(line)
+
+
+def test_the_stages_that_take_dataset_overrides_are_those_of_the_schema_and_their_keys_exist():
+    schema = yaml.safe_load(SCHEMA.read_text())
+    assert set(schema["properties"]["dataset_overrides"]["additionalProperties"]["properties"]) == set(OVERRIDE_STAGES)
+    for stage, paths in FIXED_KEYS.items():
+        assert stage in OVERRIDE_STAGES
+        for path in paths:  # each fixed key is a real key of its stage's block
+            node = schema["properties"][stage]
+            for key in path:
+                node = node["properties"][key]
 
 
 def test_dataset_overrides_are_read_as_the_stage_types_and_change_that_dataset_alone():

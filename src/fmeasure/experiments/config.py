@@ -528,9 +528,9 @@ def override_lines(config: dict, datasets=None) -> list[str]:
     Examples
     --------
     >>> cfg = {"dataset_overrides": {"delicious": {"voting": {"refit": False},
-    ...                                            "structured": {"rml": {"C_grid": [0.1, 1.0]}}}}}
+    ...                                            "pcc": {"table4": {"n_samples": 100}}}}}
     >>> override_lines(cfg)
-    ['delicious: voting.refit = false; structured.rml.C_grid = [0.1, 1.0]']
+    ['delicious: voting.refit = false; pcc.table4.n_samples = 100']
     >>> override_lines(cfg, datasets=["scene"])
     []
     """
