@@ -377,15 +377,8 @@ def _check_references(config: dict, validator, root: dict) -> None:
     if len({m["name"] for m in members}) != len(members):
         raise ConfigError(f"config key 'voting.members': names must be unique, got {[m['name'] for m in members]}")
     for name, spec in config["ablations"]["settings"].items():
-        stage, where = spec["stage"], ("ablations", "settings", name, "overrides")
-        stage_validator = validator.evolve(schema=root["properties"][stage])
-        merged = _read_text_values(_overlay(config[stage], spec["overrides"]), stage_validator, root)
-        errors = list(stage_validator.iter_errors(merged))
-        if errors:
-            import jsonschema
-
-            raise ConfigError(_error_line(jsonschema.exceptions.best_match(errors), root, where))
-        spec["overrides"] = _taken(spec["overrides"], merged)
+        where = ("ablations", "settings", name, "overrides")
+        spec["overrides"] = _checked_overrides(config, spec["stage"], spec["overrides"], validator, root, where)
     for dataset, stages in config["dataset_overrides"].items():
         if dataset not in config["catalog"]:
             raise ConfigError(
@@ -393,30 +386,37 @@ def _check_references(config: dict, validator, root: dict) -> None:
             )
         for stage, overrides in stages.items():
             where = ("dataset_overrides", dataset, stage)
-            for path in _paths(overrides):
+            for path, _ in _items(overrides):
                 if path in FIXED_KEYS.get(stage, ()):
                     key = ".".join((*where, *path))
                     raise ConfigError(
                         f"config key {key!r}: cannot differ between datasets (it decides the jobs and columns "
                         f"of every dataset's tables); change {stage}.{'.'.join(path)} for all datasets instead"
                     )
-            stage_validator = validator.evolve(schema=root["properties"][stage])
-            merged = _read_text_values(_overlay(config[stage], overrides), stage_validator, root)
-            errors = list(stage_validator.iter_errors(merged))
-            if errors:
-                import jsonschema
-
-                raise ConfigError(_error_line(jsonschema.exceptions.best_match(errors), root, where))
-            stages[stage] = _taken(overrides, merged)
+            stages[stage] = _checked_overrides(config, stage, overrides, validator, root, where)
 
 
-def _paths(tree: dict, prefix: tuple = ()) -> list[tuple]:
-    """Every key path of a nested dict, at every depth (``{"a": {"b": 1}}``: ``("a",), ("a", "b")``)."""
+def _checked_overrides(config: dict, stage: str, overrides: dict, validator, root: dict, where: tuple) -> dict:
+    """``overrides`` of ``stage``'s block read as the schema's types and validated merged over the
+    block (a problem: one :class:`ConfigError` naming the key under ``where``)."""
+    stage_validator = validator.evolve(schema=root["properties"][stage])
+    merged = _read_text_values(_overlay(config[stage], overrides), stage_validator, root)
+    errors = list(stage_validator.iter_errors(merged))
+    if errors:
+        import jsonschema
+
+        raise ConfigError(_error_line(jsonschema.exceptions.best_match(errors), root, where))
+    return _taken(overrides, merged)
+
+
+def _items(tree: dict, prefix: tuple = ()) -> list[tuple]:
+    """``(key path, value)`` of every key of a nested dict, at every depth (``{"a": {"b": 1}}``:
+    ``(("a",), {"b": 1}), (("a", "b"), 1)``)."""
     out = []
     for key, value in tree.items():
-        out.append((*prefix, key))
+        out.append(((*prefix, key), value))
         if isinstance(value, dict):
-            out += _paths(value, (*prefix, key))
+            out += _items(value, (*prefix, key))
     return out
 
 
@@ -540,14 +540,12 @@ def override_lines(config: dict, datasets=None) -> list[str]:
     for dataset, stages in (config.get("dataset_overrides") or {}).items():
         if datasets is not None and dataset not in datasets:
             continue
-        items = []
-        for stage, overrides in stages.items():
-            for path in _paths(overrides):
-                value = overrides
-                for key in path:
-                    value = value[key]
-                if not isinstance(value, dict):
-                    items.append(f"{'.'.join((stage, *path))} = {json.dumps(value)}")
+        items = [
+            f"{'.'.join((stage, *path))} = {json.dumps(value)}"
+            for stage, overrides in stages.items()
+            for path, value in _items(overrides)
+            if not isinstance(value, dict)
+        ]
         if items:
             lines.append(f"{dataset}: " + "; ".join(items))
     return lines
