@@ -16,7 +16,8 @@ Valid values come from a small generator for the JSON-schema keywords config/sch
 (hypothesis-jsonschema 0.23.1, the general one, fails on objects with Hypothesis 6.170: "'many'
 object has no attribute 'more'"). Validity is decided by the ``jsonschema`` library on the schema,
 plus the cross-references
-(datasets in the catalog, peers to run defined, voting members' fits, ablation overrides) as
+(datasets in the catalog, peers to run defined, voting members' fits, ablation overrides, dataset
+overrides) as
 config/README.md states them. ``FMEASURE_FUZZ_EXAMPLES`` sets the inputs per test (default 60; a
 longer search: ``FMEASURE_FUZZ_EXAMPLES=2000``). The same path through the real Snakemake engine is
 checked in tests/workflow/test_pipeline_errors.py.
@@ -250,6 +251,31 @@ def _overlay(base, overrides):
     return out
 
 
+#: Keys a dataset's overrides may not change (config/README.md, ``dataset_overrides``).
+FIXED_ACROSS_DATASETS = {
+    ("parametric", "learners"),
+    ("trees", "models"),
+    ("foptimal", "models"),
+    ("voting", "members"),
+    ("structured", "extra_rows"),
+    ("pcc", "cv"),
+    ("pcc", "figure5", "n_samples"),
+}
+
+
+def _changes_a_fixed_key(stage: str, overrides: dict) -> bool:
+    """Whether ``overrides`` of ``stage`` reach a key in :data:`FIXED_ACROSS_DATASETS`."""
+    for fixed in FIXED_ACROSS_DATASETS:
+        if fixed[0] != stage:
+            continue
+        node = overrides
+        for key in fixed[1:]:
+            node = node.get(key, KeyError) if isinstance(node, dict) else KeyError
+        if node is not KeyError:
+            return True
+    return False
+
+
 def _is_valid(cfg: dict) -> bool:
     """Valid under the schema, with the cross-references config/README.md states."""
     if not STRICT.is_valid(cfg):
@@ -261,6 +287,15 @@ def _is_valid(cfg: dict) -> bool:
         )
         for s in cfg["ablations"]["settings"].values()
     )
+    overrides_valid = all(
+        dataset in cfg["catalog"]
+        and all(
+            jsonschema.Draft202012Validator(SCHEMA["properties"][stage]).is_valid(_overlay(cfg[stage], overrides))
+            and not _changes_a_fixed_key(stage, overrides)
+            for stage, overrides in stages.items()
+        )
+        for dataset, stages in cfg["dataset_overrides"].items()
+    )
     return (
         set(cfg["datasets"]) <= set(cfg["catalog"])
         and len(set(cfg["datasets"])) == len(cfg["datasets"])
@@ -268,6 +303,7 @@ def _is_valid(cfg: dict) -> bool:
         and all(m["fit"] in voting["fits"] for m in voting["members"])
         and len({m["name"] for m in voting["members"]}) == len(voting["members"])
         and settings_valid
+        and overrides_valid
     )
 
 
@@ -324,6 +360,8 @@ ANY_CASES = (ANY_KEY | UNKNOWN_TOP).flatmap(
 @given(case=VALID_CASES)
 @example(case=(("data", "download_timeout"), 60))  # was refused: "'60' is not of type 'number'"
 @example(case=(("stages",), ["data", "knn"]))
+@example(case=(("dataset_overrides",), {"A0": {}}))  # no such dataset: not a valid override
+@example(case=(("dataset_overrides",), {"scene": {"voting": {"refit": False}}}))
 def test_a_valid_override_gives_the_config_it_means(case):
     path, value = case
     typed = _typed_config(path, value)
@@ -342,6 +380,8 @@ def test_a_valid_override_gives_the_config_it_means(case):
 @example(case=(("stages",), "nosuch"))  # the report alone was planned
 @example(case=(("datasets",), ["scene", "nosuch"]))
 @example(case=(("nosuchkey",), 1))
+@example(case=(("dataset_overrides",), {"A0": {}}))
+@example(case=(("dataset_overrides",), {"scene": {"trees": {"models": ["tree"]}}}))
 @example(case=(("catalog", "scene", "subset", "train"), 1))  # a key of a block the base lacks
 @example(case=(("datasets",), ">"))  # Snakemake reads the text as '': that is no list of names
 @example(case=(("catalog", "yeast-libsvm", "files", "xml", "name"), "0"))  # a new block, incomplete
