@@ -121,6 +121,33 @@ def test_compiled_kernel_equals_numpy_reference_bit_for_bit():
         np.testing.assert_array_equal(V1, V2)
 
 
+def test_compiled_kernel_sorts_the_rest_when_the_count_reaches_far():
+    """Rows where many false labels have a positive gain (scores near 0, as at the start of
+    training, and on coarse grids full of ties): past the first few, the kernel orders the false
+    labels in doubling blocks instead of selecting them one by one, and it skips those whose
+    score is at most minus the loss's largest increment. Same labels and values as the numpy
+    reference, ties broken by the lowest label index."""
+    from fmeasure.inference.structured import solve_batch, solve_batch_numpy
+
+    rng = np.random.default_rng(5)
+    far = 0
+    for _ in range(60):
+        n, m = int(rng.integers(1, 30)), int(rng.integers(40, 300))
+        grid = rng.choice([0.0, 0.01, 0.05])
+        S = rng.choice([-0.5, -0.003, -0.001, 0.0, 0.02], size=(n, m)) + grid * np.round(rng.normal(size=(n, m)))
+        Y = rng.random((n, m)) < rng.choice([0.02, 0.1, 0.4])
+        if rng.random() < 0.5:  # every score near -1 / (2 s + 1): the cut for false labels
+            s = Y.sum(axis=1, keepdims=True)
+            S = np.where(s > 0, -1.0 / (2 * s + 1), -1.0) * (1 + 0.05 * rng.normal(size=(n, m)))
+            S[Y] = 1.0  # every true label in: the false ones decide at the largest increment
+        H1, V1 = solve_batch(S, Y, Y.sum(axis=1))
+        H2, V2 = solve_batch_numpy(S, Y, Y.sum(axis=1))
+        np.testing.assert_array_equal(H1, H2)
+        np.testing.assert_array_equal(V1, V2)
+        far += int(np.sum((H1.astype(bool) & ~Y).sum(axis=1) > 16))
+    assert far > 100  # rows whose prediction holds more false labels than are selected one by one
+
+
 def test_compiled_kernel_counts_every_gain_beyond_the_checked_label_counts(monkeypatch):
     """Above MONOTONE_UP_TO labels the kernel sorts every false label and counts every gain; the
     result is the same."""

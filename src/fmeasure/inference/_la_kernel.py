@@ -5,12 +5,17 @@
 order (descending, lowest index first on ties), the same prefix sums from the left, the loss and
 its increments by the same formulas and the same tie rule. It does less work:
 
-* a false label can only be worth adding when its score exceeds -1 (the loss falls by at most 1
-  per label), so only those are sorted;
+* a false label can only be worth adding when its score exceeds minus the largest increment of
+  the loss (1 / (2 s + 1) for s >= 1 true labels, 1 for s = 0), so only those are collected;
 * for a fixed number a of true labels, the marginal gains of the false labels are non-increasing
   (the scores are sorted and the float64 increments of the loss are non-increasing in b: checked
   for every m up to :data:`MONOTONE_UP_TO` labels), so counting the positive ones stops at the
-  first that is not. Beyond that many labels every gain is counted, as the numpy version does.
+  first that is not. Beyond that many labels every gain is counted, as the numpy version does;
+* the false labels are put in order lazily, as far as the counting reaches: the best few by
+  selection, and once it reaches further (as when every score is near 0, at the start of
+  training and at small C, and many false labels have a positive gain) the rest by one sort.
+  A row costs O(m + f log f + s b) for f candidate false labels, s true labels and at most b
+  counted, never O(f^2).
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ __all__ = ["MONOTONE_UP_TO", "loss_augmented_rows"]
 #: (``tests/library/test_structured_inference.py`` checks every s <= m, a <= s and b <= m - s at
 #: m = MONOTONE_UP_TO, which contains every smaller m's cases).
 MONOTONE_UP_TO = 1000
+
+#: The false labels are selected one at a time (O(f) each) for the first this many; beyond, the
+#: rest are sorted at once (O(f log f)), so a row whose count reaches far costs no O(f^2).
+_LAZY = 16
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -68,6 +77,19 @@ def _select_next(S, r, idx, g, k):  # pragma: no cover - compiled
     idx[g], idx[best] = idx[best], idx[g]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _sort_rest(S, r, idx, g, k):  # pragma: no cover - compiled
+    """Sort idx[g:k] by descending S[r, .], lowest label index first on ties: the order that
+    repeated :func:`_select_next` calls would give, in O(k log k) instead of O(k^2)."""
+    rest = np.sort(idx[g:k])
+    key = np.empty(rest.size)
+    for i in range(rest.size):
+        key[i] = -S[r, rest[i]]
+    o = np.argsort(key, kind="mergesort")
+    for i in range(rest.size):
+        idx[g + i] = rest[o[i]]
+
+
 @njit(cache=True, nogil=True)
 def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
     """argmax_h sum_i h_i S[n, i] + 1 - F(Y[n], h) for every row n, written to H (int8) and V.
@@ -85,12 +107,21 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
     bs = np.empty(m + 1, np.int64)
     for r in range(n):
         s = 0
-        f = 0
         for j in range(m):
             if Y[r, j]:
                 pos_t[s] = j
                 s += 1
-            elif S[r, j] > -1.0 or not stop_early:
+        # A false label is counted only if its score plus a loss increment exceeds atol, and the
+        # largest increment is the first one, at b = 0, for some a: a label whose score plus it
+        # does not exceed atol is never counted (float addition is monotone) and not collected.
+        top = np.inf
+        if stop_early:
+            top = 0.0
+            for a in range(s + 1):
+                top = max(top, _loss(s, a, 1) - _loss(s, a, 0))
+        f = 0
+        for j in range(m):
+            if not Y[r, j] and S[r, j] + top > atol:
                 pos_f[f] = j
                 f += 1
         _sort_desc(S, r, pos_t, s)
@@ -111,9 +142,15 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
             cnt = 0
             for b in range(f):
                 if b == done:
-                    _select_next(S, r, pos_f, b, f)
-                    Fz[b + 1] = Fz[b] + S[r, pos_f[b]]
-                    done += 1
+                    if done < _LAZY:
+                        _select_next(S, r, pos_f, b, f)
+                        Fz[b + 1] = Fz[b] + S[r, pos_f[b]]
+                        done += 1
+                    else:  # the count reaches far: sort the rest at once
+                        _sort_rest(S, r, pos_f, b, f)
+                        for t in range(b, f):
+                            Fz[t + 1] = Fz[t] + S[r, pos_f[t]]
+                        done = f
                 if S[r, pos_f[b]] + (_loss(s, a, b + 1) - _loss(s, a, b)) > atol:
                     cnt += 1
                 elif stop_early:
