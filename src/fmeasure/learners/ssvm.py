@@ -16,7 +16,7 @@ with the bias inside w (a constant feature equal to 1, regularised like the weig
 
 Solver: block-coordinate Frank-Wolfe on the dual (Lacoste-Julien, Jaggi, Schmidt and Pletscher,
 ICML 2013). It needs only the loss-augmented oracle
-(:func:`fmeasure.inference.loss_augmented`, exact in O(m^2) per example), no QP solver; its exact
+(:func:`fmeasure.inference.loss_augmented`, exact in O(m^2) per example at worst), no QP solver; its exact
 line search makes the dual objective increase at every step, and it yields the duality gap, a
 certificate of sub-optimality used as the stopping rule. For this feature map the dual variables
 of example n collapse to one vector a_n in R^m (a convex combination of y_n - h), so w = X~' A /
