@@ -136,3 +136,53 @@ def test_run_learner_keeps_the_fitted_model_for_the_timing_job(tmp_path):
     (tmp_path / "x.pkl").write_bytes(pickle.dumps({"not": "a model"}))
     with pytest.raises(ValueError, match="not a pickled"):
         load_model(tmp_path / "x.pkl")
+
+
+def _noisy_toy(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(160, 4))
+    logits = X @ rng.normal(size=(4, 6)) - 1.0
+    Y = (rng.random((160, 6)) < 1 / (1 + np.exp(-logits))).astype(np.int8)
+    return Dataset("toy", X[:120], Y[:120], X[120:], Y[120:])
+
+
+def test_lfp_predicts_from_brs_fit_as_from_its_own(tmp_path):
+    """LFP on BR's pickled models gives the scores of LFP's own fit, with BR's training times,
+    and is not BR: its predictions differ from BR's on this data."""
+    import json
+
+    ds = _noisy_toy()
+    cfg = {"Cs": [0.1, 1.0, 10.0], "cv": 3, "seed": 3}
+    br, br_inst = run_learner(ds, "BR", cfg, return_instances=True, model_path=tmp_path / "BR.pkl")
+    (tmp_path / "BR.json").write_text(json.dumps(br))
+    own, own_inst = run_learner(ds, "LFP", cfg, return_instances=True)
+    shared, shared_inst = run_learner(
+        ds, "LFP", cfg, return_instances=True, br_fit=(tmp_path / "BR.pkl", tmp_path / "BR.json")
+    )
+    assert own["fit_shared_with"] is None and shared["fit_shared_with"] == "BR"
+    assert shared["f"] == own["f"] and shared["hamming"] == own["hamming"]
+    pd.testing.assert_frame_equal(shared_inst, own_inst)
+    assert shared["train_time_s"] == br["train_time_s"] and shared["train_cpu_time_s"] == br["train_cpu_time_s"]
+    assert not np.allclose(shared_inst["f"].to_numpy(), br_inst["f"].to_numpy())
+
+
+def test_lfp_fits_its_own_models_when_brs_settings_differ(tmp_path):
+    import json
+
+    ds = _noisy_toy(1)
+    br = run_learner(ds, "BR", {"Cs": [0.01], "cv": 3, "seed": 3}, model_path=tmp_path / "BR.pkl")
+    (tmp_path / "BR.json").write_text(json.dumps(br))
+    cfg = {"Cs": [10.0], "cv": 3, "seed": 3}
+    own = run_learner(ds, "LFP", cfg)
+    shared = run_learner(ds, "LFP", cfg, br_fit=(tmp_path / "BR.pkl", tmp_path / "BR.json"))
+    assert shared["fit_shared_with"] is None and shared["f"] == own["f"]
+    assert shared["C_median"] == 10.0
+
+
+def test_lfp_from_binary_relevance_needs_a_fitted_br():
+    from fmeasure.learners.parametric import EFP, LFP, BinaryRelevance
+
+    with pytest.raises(ValueError, match="fitted BinaryRelevance"):
+        LFP.from_binary_relevance(BinaryRelevance())
+    with pytest.raises(ValueError, match="fitted BinaryRelevance"):
+        LFP.from_binary_relevance(EFP())

@@ -169,3 +169,15 @@ def test_smoke_run_builds_the_ablations(smoke_run):
     assert list(findings.columns) == ["claim_id", "claim", "section", "verdict", "margin", "se", "evidence", "link"]
     assert len(findings) == len(table)  # the smoke datasets have no paper numbers: no deviations
     assert (res / "tables" / "ablations_summary.md").read_text().startswith("# Ablations")
+
+
+def test_lfp_predicts_from_brs_fitted_models_in_the_pipeline(smoke_run):
+    """With BR and LFP both listed, LFP's job reads BR's fitted models instead of fitting them again
+    (its record says so and its training time is BR's)."""
+    import json
+
+    for ds in ("scene-small", "yeast-small"):
+        folder = smoke_run / "results" / "parametric" / ds
+        br, lfp = (json.loads((folder / f"{name}.json").read_text()) for name in ("BR", "LFP"))
+        assert lfp["fit_shared_with"] == "BR" and br["fit_shared_with"] is None
+        assert lfp["train_time_s"] == br["train_time_s"]

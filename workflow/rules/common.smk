@@ -157,6 +157,16 @@ def get_parametric_learners(wildcards=None):
     return config["parametric"]["learners"]
 
 
+def get_parametric_inputs(wildcards):
+    """The parsed dataset; for LFP also BR's fitted model and record when BR runs too (LFP then
+    predicts from BR's label models instead of fitting the same ones again)."""
+    inputs = {"data": get_parsed(wildcards)}
+    if wildcards.learner == "LFP" and "BR" in config["parametric"]["learners"]:
+        inputs["br_model"] = f"results/parametric/{wildcards.dataset}/BR.pkl"
+        inputs["br_record"] = f"results/parametric/{wildcards.dataset}/BR.json"
+    return inputs
+
+
 def get_parametric_models(wildcards):
     """The fitted learners of one dataset, in the order of get_parametric_learners."""
     return [f"results/parametric/{wildcards.dataset}/{lrn}.pkl" for lrn in get_parametric_learners()]

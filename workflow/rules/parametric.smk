@@ -1,5 +1,6 @@
 # Parametric plug-in models of Section 7.1.4 / Table 5: BR, LFP and EFP, all built from logistic
-# regressions tuned per model by CV. One fit+predict job per (dataset, learner), one job per dataset
+# regressions tuned per model by CV. One fit+predict job per (dataset, learner; LFP predicts from
+# BR's fitted label models when BR runs too, as they are the same models), one job per dataset
 # that times the fitted learners' inference together (Table 5's inference times), then the table.
 # All logic lives in fmeasure.learners.parametric and fmeasure.experiments.parametric.
 
@@ -19,7 +20,7 @@ localrules:
 
 rule parametric_fit_predict:
     input:
-        get_parsed,
+        unpack(get_parametric_inputs),
     output:
         record="results/parametric/{dataset}/{learner}.json",
         instances="results/parametric/{dataset}/{learner}_instances.csv.gz",

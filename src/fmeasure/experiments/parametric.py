@@ -22,6 +22,7 @@ Example
 
 from __future__ import annotations
 
+import json
 import logging
 import pickle
 import time
@@ -84,12 +85,47 @@ def _chosen_cs(model) -> list[float]:
     return [float(m.C_) for m in models if m is not None and np.isfinite(getattr(m, "C_", np.nan))]
 
 
-def run_learner(ds, name: str, cfg: dict, n_jobs: int | None = None, return_instances: bool = False, model_path=None):
+def _shared_br(name: str, cfg: dict, n_jobs, br_fit):
+    """LFP built on BR's fitted label models, with BR's fitting times, when ``br_fit`` (the paths
+    of BR's pickled model and record) holds a BR fitted with this config's settings; else None."""
+    if name != "LFP" or br_fit is None:
+        return None
+    model_path, record_path = br_fit
+    br = load_model(model_path)
+    with open(record_path) as fh:
+        br_rec = json.load(fh)
+    ignore = ("n_jobs", "verbose")
+    want = {k: v for k, v in make_learner("BR", cfg, n_jobs=n_jobs).get_params().items() if k not in ignore}
+    have = {k: v for k, v in br.get_params().items() if k not in ignore}
+    if type(br).__name__ != "BinaryRelevance" or have != want:
+        log.info("LFP on %s: %s was fitted with other settings; fitting LFP's own models", br_rec["dataset"], model_path)
+        return None
+    lfp = make_learner("LFP", cfg, n_jobs=n_jobs)
+    model = type(lfp).from_binary_relevance(br, allow_empty=lfp.allow_empty)
+    log.info("LFP on %s: predicting from BR's label models (%s), no second fit", br_rec["dataset"], model_path)
+    return model, float(br_rec["train_time_s"])
+
+
+def run_learner(
+    ds,
+    name: str,
+    cfg: dict,
+    n_jobs: int | None = None,
+    return_instances: bool = False,
+    model_path=None,
+    br_fit=None,
+):
     """Fit learner ``name`` on ``ds``'s training part, predict its test part, and score.
 
     With ``return_instances=True`` returns ``(record, instances)``, ``instances`` the per-instance
     Hamming loss and F-measure (in %) on the test set, for the bootstrap of the findings. With
     ``model_path`` the fitted model is pickled there (for :func:`time_inference`).
+
+    LFP fits the same label models as BR (same settings, same seeds); only its inference differs.
+    ``br_fit``, the paths ``(model, record)`` of BR's job on the same dataset, lets LFP predict from
+    BR's fitted models instead of fitting them again: its predictions are those of its own fit, its
+    training times are BR's (``fit_shared_with`` says so). A BR fitted with other settings is not
+    used.
 
     Returns
     -------
@@ -101,10 +137,16 @@ def run_learner(ds, name: str, cfg: dict, n_jobs: int | None = None, return_inst
         unlike wall clock) and ``inference_cpu_time_s``; ``hamming_se`` and ``f_se``: standard
         errors of the two means over the test instances.
     """
-    model = make_learner(name, cfg, n_jobs=n_jobs)
-    t0 = time.perf_counter()
-    model.fit(ds.X_train, ds.Y_train)
-    t1 = time.perf_counter()
+    shared = _shared_br(name, cfg, n_jobs, br_fit)
+    if shared is None:
+        model = make_learner(name, cfg, n_jobs=n_jobs)
+        t0 = time.perf_counter()
+        model.fit(ds.X_train, ds.Y_train)
+        t1 = time.perf_counter()
+        train_s = t1 - t0
+    else:
+        model, train_s = shared
+        t1 = time.perf_counter()
     c1 = time.process_time()
     H = model.predict(ds.X_test)
     t2 = time.perf_counter()
@@ -122,7 +164,7 @@ def run_learner(ds, name: str, cfg: dict, n_jobs: int | None = None, return_inst
         "method": name,
         "hamming": 100.0 * float(np.mean(hl)),
         "f": 100.0 * float(np.mean(f)),
-        "train_time_s": t1 - t0,
+        "train_time_s": train_s,
         "inference_time_s": t2 - t1,
         "train_cpu_time_s": float(model.fit_cpu_time_),
         "inference_cpu_time_s": c2 - c1,
@@ -133,6 +175,7 @@ def run_learner(ds, name: str, cfg: dict, n_jobs: int | None = None, return_inst
         "C_median": float(np.median(Cs)) if Cs else float("nan"),
         "hamming_se": 100.0 * _se(hl),
         "f_se": 100.0 * _se(f),
+        "fit_shared_with": None if shared is None else "BR",
     }
     log.info(
         "%s on %s: HL %.2f%%, F %.2f%%, train %.1f s, inference %.3f s",

@@ -304,6 +304,26 @@ class LFP(BinaryRelevance):
         """F-optimal predictions under label independence (:func:`fmeasure.inference.fm`), int8 (n, m)."""
         return inference.fm(self.predict_marginals(X), allow_empty=bool(getattr(self, "allow_empty", True)))[0]
 
+    @classmethod
+    def from_binary_relevance(cls, model, allow_empty=True):
+        """An LFP that predicts from the label models of a fitted :class:`BinaryRelevance`: the
+        fitting is the same, so nothing is fitted again (the models are shared, not copied).
+
+        >>> import numpy as np
+        >>> X = np.array([[0.], [1.], [2.], [3.]] * 5); Y = np.array([[0, 1], [0, 1], [1, 1], [1, 1]] * 5)
+        >>> br = BinaryRelevance(Cs=[100.0], cv=2).fit(X, Y)
+        >>> LFP.from_binary_relevance(br).predict([[3.]])
+        array([[1, 1]], dtype=int8)
+        """
+        if not isinstance(model, BinaryRelevance) or not hasattr(model, "n_labels_"):
+            raise ValueError(f"model: expected a fitted BinaryRelevance, got {type(model).__name__}")
+        params = {k: v for k, v in model.get_params().items() if k != "allow_empty"}
+        lfp = cls(allow_empty=allow_empty, **params)
+        for key, value in vars(model).items():
+            if key.endswith("_") and not key.startswith("_"):
+                setattr(lfp, key, value)
+        return lfp
+
 
 class EFP(_TunedLogisticBase):
     """Exact F-measure plug-in: models P(y = 0 | x) and the matrix P(x), then GFM.
