@@ -98,7 +98,9 @@ def _shared_br(name: str, cfg: dict, n_jobs, br_fit):
     want = {k: v for k, v in make_learner("BR", cfg, n_jobs=n_jobs).get_params().items() if k not in ignore}
     have = {k: v for k, v in br.get_params().items() if k not in ignore}
     if type(br).__name__ != "BinaryRelevance" or have != want:
-        log.info("LFP on %s: %s was fitted with other settings; fitting LFP's own models", br_rec["dataset"], model_path)
+        log.info(
+            "LFP on %s: %s was fitted with other settings; fitting LFP's own models", br_rec["dataset"], model_path
+        )
         return None
     lfp = make_learner("LFP", cfg, n_jobs=n_jobs)
     model = type(lfp).from_binary_relevance(br, allow_empty=lfp.allow_empty)
