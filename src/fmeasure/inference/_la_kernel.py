@@ -128,8 +128,8 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
         T[0] = 0.0
         for a in range(s):
             T[a + 1] = T[a] + S[r, pos_t[a]]
-        # The false labels are sorted lazily, by selection, as far as the counting reaches (all
-        # of them at once when every gain is counted).
+        # The false labels are sorted lazily, as far as the counting reaches: by selection for the
+        # first _LAZY, then the rest at once (all of them at once when every gain is counted).
         Fz[0] = 0.0
         done = 0
         if not stop_early:
