@@ -206,15 +206,28 @@ def test_dataset_overrides_are_read_as_the_stage_types_and_change_that_dataset_a
     cfg = check_config(
         _with_cli("dataset_overrides={scene: {structured: {tol: 1e-9}, voting: {refit: false}}}"), SCHEMA
     )
-    assert cfg["dataset_overrides"] == {"scene": {"structured": {"tol": 1e-9}, "voting": {"refit": False}}}
+    assert cfg["dataset_overrides"]["scene"] == {"structured": {"tol": 1e-9}, "voting": {"refit": False}}
     assert type(cfg["dataset_overrides"]["scene"]["structured"]["tol"]) is float  # YAML 1.1 alone reads text
     scene, yeast = dataset_view(cfg, "scene"), dataset_view(cfg, "yeast")
     assert scene["structured"]["tol"] == 1e-9 and scene["voting"]["refit"] is False
     assert yeast["structured"]["tol"] == 1e-3 and yeast["voting"]["refit"] is True  # config.yaml's values
     assert scene["structured"]["Cs"] == yeast["structured"]["Cs"]  # keys not overridden stay the stage's
     assert cfg["structured"]["tol"] == 1e-3 and cfg["voting"]["refit"] is True  # the blocks themselves unchanged
-    assert override_lines(cfg) == ["scene: structured.tol = 1e-09; voting.refit = false"]
-    assert check_config(_with_cli(), SCHEMA)["dataset_overrides"] == {}  # none by default
+    assert override_lines(cfg, ["scene"]) == ["scene: structured.tol = 1e-09; voting.refit = false"]
+    # the default config gives delicious alone a protocol of its own, added to by the command line
+    assert set(cfg["dataset_overrides"]) == {"scene", "delicious"}
+    default = check_config(_with_cli(), SCHEMA)
+    assert set(default["dataset_overrides"]) == {"delicious"}
+    delicious = dataset_view(default, "delicious")
+    assert (
+        delicious["structured"]["Cs"] == [1e-4, 1e-3, 1e-2, 1e-1, 1.0] and delicious["structured"]["refit_tol"] is None
+    )
+    assert delicious["voting"]["refit"] is False and delicious["parametric"]["patience"] == 1
+    assert (
+        delicious["pcc"]["figure5"]["runs"] == 3
+        and delicious["pcc"]["figure5"]["n_samples"] == yeast["pcc"]["figure5"]["n_samples"]
+    )
+    assert override_lines(default, default["datasets"]) == []  # not in the default list: the report says nothing
 
 
 def test_ablation_overrides_are_read_as_the_stage_types():
