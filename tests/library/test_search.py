@@ -146,6 +146,53 @@ def test_search_predict_expected_f_follows_the_winner():
         no_refit.predict(X)
 
 
+def test_search_refuses_a_dataframe_with_its_columns_reordered():
+    """Fitted on a DataFrame, the search predicts from the columns by name: the same frame gives the
+    predictions of its array, the frame with its columns reversed is refused (not answered)."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.datasets import make_multilabel_classification
+
+    X, Y = make_multilabel_classification(n_samples=400, n_features=8, n_classes=4, random_state=0)
+    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(8)])
+    search = FOptimalSearchCV("fast", cv=3, random_state=0).fit(df, Y)
+    on_array = FOptimalSearchCV("fast", cv=3, random_state=0).fit(X, Y)
+    assert list(search.feature_names_in_) == list(df.columns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "fitted without feature names" from a candidate
+        H = search.predict(df)
+    np.testing.assert_array_equal(H, on_array.predict(X))  # names change nothing but the check
+    reversed_df = df[df.columns[::-1]]
+    assert (on_array.predict(reversed_df.to_numpy()) != H).any()  # a wrong answer were it accepted
+    with pytest.raises(ValueError, match="feature names"):
+        search.predict(reversed_df)
+    with pytest.raises(ValueError, match="feature names"):
+        search.predict_expected_f(reversed_df)
+    with pytest.raises(ValueError, match="feature names"):
+        search.predict(df.iloc[:, :7])
+    with pytest.raises(ValueError, match="7 features, but FOptimalSearchCV is expecting 8"):
+        search.predict(X[:, :7])
+
+
+def test_search_gives_a_dataframe_to_your_own_candidates():
+    """A dict of your own candidates sees X as given: a ColumnTransformer selects columns by name."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+
+    X, Y = toy()
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    pick = ColumnTransformer([("keep", "passthrough", ["c", "a"])])
+    model = make_pipeline(pick, KNeighborsFMeasure(n_neighbors=5))
+    search = FOptimalSearchCV({"knn_ca": model}, cv=2).fit(df, Y)
+    by_hand = clone(model).fit(df, Y)
+    np.testing.assert_array_equal(search.predict(df), by_hand.predict(df))
+    np.testing.assert_array_equal(
+        search.predict(df), KNeighborsFMeasure(n_neighbors=5).fit(X[:, [2, 0]], Y).predict(X[:, [2, 0]])
+    )
+    with pytest.raises(ValueError, match="feature names"):
+        search.predict(df[["d", "c", "b", "a"]])
+
+
 def test_search_takes_sparse_features():
     X, Y = toy()
     Xs = sp.csr_matrix(np.where(X > 0.5, X, 0.0))

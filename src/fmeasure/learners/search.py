@@ -72,7 +72,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
+from sklearn.utils.validation import _num_samples, check_array, check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from fmeasure import metrics
@@ -368,6 +368,9 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     refit_time_ : float
         Seconds spent refitting the chosen candidate.
     n_labels_, n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        The column names of a DataFrame X at fit (absent otherwise); ``predict`` and
+        ``predict_expected_f`` refuse a DataFrame whose columns differ or come in another order.
 
     Examples
     --------
@@ -404,14 +407,16 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or sparse (n, d)
+        X : array-like, sparse matrix or DataFrame (n, d)
+            A DataFrame's column names are recorded (``feature_names_in_``): later calls must
+            pass the same columns in the same order.
         y : array-like (n, m), 0/1 label matrix
 
         Returns
         -------
         self
         """
-        X = check_array(X, accept_sparse="csr", dtype=np.float64, input_name="X")
+        X = self._check_X(X, reset=True)
         if y is None:
             raise ValueError("y: FOptimalSearchCV requires y to be passed, but the target y is None")
         if np.ndim(y) == 1:
@@ -422,8 +427,8 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
                 "y: FOptimalSearchCV needs a 2-D 0/1 label matrix (n_samples, n_labels), got a 1-D "
                 "(single-label) y; for one binary label pass y.reshape(-1, 1)"
             )
-        Y = check_labels(y, n=X.shape[0], name="y")
-        n = X.shape[0]
+        n = _num_samples(X)
+        Y = check_labels(y, n=n, name="y")
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         if isinstance(self.cv, Integral):
             if self.cv > n:
@@ -478,7 +483,6 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         )
         self.n_splits_ = len(splits)
         self.n_labels_ = Y.shape[1]
-        self.n_features_in_ = X.shape[1]
         self.classes_ = [np.array([0, 1])] * self.n_labels_
         return self
 
@@ -501,6 +505,28 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             self.best_estimator_ = search.best_estimator_.named_steps["model"]
             self.refit_time_ = float(search.refit_time_)
 
+    def _check_X(self, X, *, reset):
+        """X as the candidates see it, after the search's own check of its features.
+
+        At fit (``reset=True``) the search records ``n_features_in_`` and, for a DataFrame,
+        ``feature_names_in_``; later calls must match them (the same number of columns, the same
+        names in the same order), so that a reordered DataFrame is refused instead of answered
+        wrongly. The built-in routes then see a float64 array (CSR when sparse) at fit and at
+        predict alike; a dict of your own candidates sees X as given (a DataFrame stays one, for a
+        ``ColumnTransformer`` that selects columns by name).
+        """
+        own = isinstance(self.candidates, dict)
+        # own candidates may take NaN or text columns: only the shape and the names are checked here
+        Xa = check_array(
+            X,
+            accept_sparse=True if own else "csr",
+            dtype=None if own else np.float64,
+            ensure_all_finite=not own,
+            input_name="X",
+        )
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        return X if own else Xa
+
     # ------------------------------------------------------------------ predictions of the winner
     def _winner(self, method):
         check_is_fitted(self, "cv_results_")
@@ -510,7 +536,8 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Label sets predicted by the chosen candidate, int8 (n, m)."""
-        return np.asarray(self._winner("predict").predict(X)).astype(np.int8, copy=False)
+        winner = self._winner("predict")
+        return np.asarray(winner.predict(self._check_X(X, reset=False))).astype(np.int8, copy=False)
 
     @available_if(_winner_has("predict_expected_f"))
     def predict_expected_f(self, X):
@@ -518,7 +545,7 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
         Available when the chosen candidate has it (the routes through FOptimalClassifier).
         """
-        return self.best_estimator_.predict_expected_f(X)
+        return self.best_estimator_.predict_expected_f(self._check_X(X, reset=False))
 
     def score(self, X, y, sample_weight=None):
         """Mean instance-wise F-measure of ``predict(X)`` against ``y`` (F(0, 0) = 1)."""
