@@ -14,6 +14,8 @@ the installation took are printed.
 
 Marked ``wheel``: it runs only when asked for (``pytest -n 0 -m wheel``). Installing the
 dependencies takes most of its time; it needs the package index, or pip's cache holding them.
+``FMEASURE_WHEEL_PYTHON=python3.13 pytest -n 0 -m wheel`` makes the new environment with another
+interpreter (the classifiers list Python 3.11 to 3.13).
 """
 
 import email.parser
@@ -83,9 +85,12 @@ def dist(tmp_path_factory):
 @pytest.fixture(scope="module")
 def venv(dist, tmp_path_factory):
     """A new virtual environment with the wheel installed: (its python, its bin folder, a work
-    folder outside the repository, the environment variables to run in)."""
+    folder outside the repository, the environment variables to run in). Made with the interpreter
+    named by ``$FMEASURE_WHEEL_PYTHON`` (another Python version the classifiers list), else this one."""
     home = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", str(home / "env")], check=True)
+    subprocess.run(
+        [os.environ.get("FMEASURE_WHEEL_PYTHON") or sys.executable, "-m", "venv", str(home / "env")], check=True
+    )
     bindir = home / "env" / "bin"
     unset = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NUMBA_CACHE_DIR", "FMEASURE_DATA_MIRROR")
     env = {k: v for k, v in os.environ.items() if k not in unset}
@@ -153,7 +158,10 @@ def test_the_wheel_installs_the_library_and_no_package_of_the_pipeline(venv, cap
     installed = {_dist(p["name"]): p["version"] for p in json.loads(r.stdout)}
     listing = "\n".join(f"{name}=={v}" for name, v in sorted(installed.items()))
     seconds = (bindir.parent.parent / "install_seconds").read_text()
-    report = f"pip list of the new environment (the wheel, no extra; installed in {seconds} s):\n{listing}"
+    version = _run(venv, python, "-c", "import platform; print(platform.python_version())").stdout.strip()
+    report = (
+        f"pip list of the new environment (Python {version}; the wheel, no extra; installed in {seconds} s):\n{listing}"
+    )
     request.node.add_report_section("call", "installed", report)
     with capsys.disabled():
         print(f"\n{report}")
