@@ -8,7 +8,7 @@ try:
     from fmeasure.experiments.config import check_config, exit_on_config_error
 except ImportError as _exc:
     raise ImportError(
-        f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
+        f"the fmeasure package is not importable ({_exc}): run `pip install -e '.[pipeline]'` in the repository first"
     ) from None
 
 min_version("8.0")

@@ -1,8 +1,18 @@
-"""Figures: one style per method (readable in black and white), saved as PNG and PDF."""
+"""Figures: one style per method (readable in black and white), saved as PNG and PDF.
+
+The pipeline's helper: it needs matplotlib, which the library does not install (``pip install
+'fmeasure[pipeline]'`` does).
+"""
 
 from __future__ import annotations
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError as exc:
+    raise ImportError(
+        "fmeasure.figures needs matplotlib, which is not installed: pip install 'fmeasure[pipeline]'",
+        name=exc.name,
+    ) from exc
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -11,7 +11,7 @@ try:
     from fmeasure.experiments.report import not_run_reasons
 except ImportError as _exc:
     raise ImportError(
-        f"the fmeasure package is not importable ({_exc}): run `pip install -e .` in the repository first"
+        f"the fmeasure package is not importable ({_exc}): run `pip install -e '.[pipeline]'` in the repository first"
     ) from None
 
 
