@@ -31,6 +31,7 @@ import sys
 
 from fmeasure.datasets import availability
 from fmeasure.datasets.synthetic import check_entry
+from fmeasure.experiments.registry import OVERRIDE_STAGES, STAGE_TABLES, THEORY_SURROGATES
 
 log = logging.getLogger(__name__)
 
@@ -117,10 +118,7 @@ def select_datasets(config: dict, names=None, key: str = "datasets") -> tuple[li
 
 def lp_surrogates(cfg: dict) -> list[str]:
     """The surrogates with at least one m listed in ``config["theory"]["lp"]`` (one LP job each)."""
-    # imported here: fmeasure.theory imports the numba kernels, which the jobs importing this module do not need
-    from fmeasure.theory import SURROGATES
-
-    return [s for s in SURROGATES if cfg.get(f"{s}_m")]
+    return [s for s in THEORY_SURROGATES if cfg.get(f"{s}_m")]
 
 
 def model_chunks(n_models: int, models_per_job: int) -> list[tuple[int, int]]:
@@ -480,8 +478,6 @@ def exit_on_config_error(func, *args, **kwargs):
 
 # ---- one dataset's protocol: dataset_overrides
 
-#: Stages whose jobs run one dataset at a time, so that their config may differ by dataset.
-OVERRIDE_STAGES = ("knn", "pcc", "parametric", "voting", "trees", "structured", "foptimal")
 #: Key paths that decide which jobs exist or which columns a stage's tables have: the same for every
 #: dataset.
 FIXED_KEYS = {
@@ -553,8 +549,6 @@ def override_lines(config: dict, datasets=None) -> list[str]:
 
 # ---- ablations: which settings run where, with which config
 
-#: The stage whose table a deviation comes from, and that table's name.
-STAGE_TABLES = {"pcc": "table4", "parametric": "table5"}
 #: PCC config keys that only change inference: settings touching only these reuse the stage's chain.
 PCC_INFERENCE_KEYS = frozenset(
     {"table4", "chunk_size", "block_size", "exact_max_labels", "figure5", "threads", "mem_mb", "runtime_min"}
