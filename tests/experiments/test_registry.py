@@ -7,7 +7,7 @@ it is held equal to it here.
   registry's; its option enums are the library's.
 * The stage modules, the report, config.yaml's default run, the paper's claims and the library
   name the same things the same way.
-* config/README.md lists the registry's names.
+* config/README.md and docs/foptimal.md list the registry's names.
 
 Each comparison (:class:`Same`) returns its differences, one line naming the registry's list, the
 file and what differs. It runs on the registry, where it finds none, and on a copy of the registry
@@ -335,7 +335,7 @@ def _readme_row(key: str) -> str:
 
 
 def _between(text: str, start: str, end: str) -> str:
-    assert start in text, f"config/README.md: {start!r} not found"
+    assert start in text, f"{start!r} not found"
     return text.split(start, 1)[1].split(end, 1)[0]
 
 
@@ -399,7 +399,18 @@ README_LISTS = [
     Same("config/README.md `scaling.learners`", "SCALING_LEARNERS", lambda: _ticked(_readme_row("scaling.learners"))),
 ]
 
-COMPARISONS = SCHEMA_KEYS + CODE + README_LISTS
+DOCS = [
+    Same(
+        "docs/foptimal.md 'The experiment': the models fitted",
+        "FOPTIMAL_MODELS",
+        lambda: _ticked(
+            _between((ROOT / "docs" / "foptimal.md").read_text(), "fitted once on the training set:", "scikit-learn's")
+        ),
+        lambda models: list(models.values()),
+    ),
+]
+
+COMPARISONS = SCHEMA_KEYS + CODE + README_LISTS + DOCS
 
 
 @pytest.mark.parametrize("same", COMPARISONS, ids=lambda c: c.what)
