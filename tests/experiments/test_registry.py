@@ -163,6 +163,11 @@ def _node(schema, path):
     return node
 
 
+def test_a_schema_read_already_is_read_the_same():
+    schema = load_schema(SCHEMA_PATH)
+    assert load_schema(schema) == schema and _markers(schema) == {}
+
+
 @pytest.mark.parametrize("path, name", SCHEMA_NAMES.items())
 def test_each_enum_is_the_registry_list_when_the_schema_is_read(monkeypatch, path, name):
     assert _node(load_schema(SCHEMA_PATH), path)["enum"] == list(LISTS[name])

@@ -446,10 +446,11 @@ NAMES_KEYWORD = "x-names"
 def load_schema(schema) -> dict:
     """``config/schema.yaml`` (its path, or the dict read from it) with its lists of names filled in.
 
-    Each node ``{x-names: NAME}`` gets the ``enum`` of the names of
+    Each node ``{x-names: NAME}`` becomes ``{enum: [...]}``, the names of
     :data:`fmeasure.experiments.registry.NAME` (a dict: its keys), so that every list of names the
-    config may hold is written once, in the registry. Returns a new dict. An unknown ``NAME``, or a
-    node with both ``x-names`` and ``enum``, is a ``ValueError`` naming the node.
+    config may hold is written once, in the registry. Returns a new dict; a schema read already is
+    returned as it is. An unknown ``NAME``, or a node with both ``x-names`` and ``enum``, is a
+    ``ValueError`` naming the node.
 
     Examples
     --------
@@ -469,7 +470,7 @@ def load_schema(schema) -> dict:
             return node
         out = {k: fill(v, f"{path}.{k}" if path else str(k)) for k, v in node.items()}
         if NAMES_KEYWORD in out:
-            name = out[NAMES_KEYWORD]
+            name = out.pop(NAMES_KEYWORD)
             if name not in registry.__all__ or not isinstance(getattr(registry, name), (tuple, dict)):
                 lists = [n for n in registry.__all__ if isinstance(getattr(registry, n), (tuple, dict))]
                 raise ValueError(
