@@ -78,3 +78,11 @@ def test_every_stage_module_is_light():
         "for s in STAGE_TITLES: importlib.import_module(f'fmeasure.experiments.{s}')"
     )
     assert _heavy_after(code) == []
+
+
+def test_the_registry_of_names_is_lighter_still():
+    """The workflow, the config check and every stage module read their names from it: it loads no
+    learner, and not pandas either."""
+    probe = "import sys, fmeasure.experiments.registry\nprint(' '.join(m for m in ('sklearn', 'numba', 'pandas') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == []

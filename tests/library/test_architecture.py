@@ -7,7 +7,8 @@ import ast
 from pathlib import Path
 
 import pytest
-import yaml
+
+from fmeasure.experiments.registry import SEPARATE_TARGETS, STAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "src" / "fmeasure"
@@ -91,13 +92,23 @@ def test_one_dispatch_from_label_samples():
     assert not callers, f"dispatch written again in {callers}: use fmeasure.inference.from_samples"
 
 
-def test_every_stage_has_its_four_files():
-    stages = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["stages"] + ["report"]
-    for stage in stages:
-        assert (ROOT / "workflow" / "rules" / f"{stage}.smk").is_file(), stage
-        assert list((ROOT / "workflow" / "scripts").glob(f"{stage}_*.py")), stage
-        assert (PKG / "experiments" / f"{stage}.py").is_file(), stage
-        assert (ROOT / "docs" / f"{stage}.md").is_file(), stage
+#: Every stage of the registry, the parts built like one, and the report (always built).
+STAGE_LIKE = (*STAGES, *SEPARATE_TARGETS, "report")
+
+
+@pytest.mark.parametrize("stage", STAGE_LIKE)
+def test_every_stage_has_its_four_files(stage):
+    assert (ROOT / "workflow" / "rules" / f"{stage}.smk").is_file(), stage
+    assert list((ROOT / "workflow" / "scripts").glob(f"{stage}_*.py")), stage
+    assert (PKG / "experiments" / f"{stage}.py").is_file(), stage
+    assert (ROOT / "docs" / f"{stage}.md").is_file(), stage
+
+
+def test_every_rule_file_is_a_stage_of_the_registry():
+    """A rule file is a stage of fmeasure.experiments.registry (or built like one), or the rules'
+    shared helpers: a stage cannot be added to the workflow without its name in the registry."""
+    files = {p.stem for p in (ROOT / "workflow" / "rules").glob("*.smk")}
+    assert sorted(files - {"common", *STAGE_LIKE}) == []
 
 
 def _graph() -> dict[str, set[str]]:

@@ -36,11 +36,11 @@ from snakemake.cli import parse_config
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
 
-from fmeasure.experiments.config import ConfigError, check_config
+from fmeasure.experiments.config import ConfigError, check_config, load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "config" / "schema.yaml"
-SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())
+SCHEMA = load_schema(SCHEMA_PATH)  # with the registry's lists of names, as check_config reads it
 BASE = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 STRICT = jsonschema.Draft202012Validator(SCHEMA)
 EXAMPLES = int(os.environ.get("FMEASURE_FUZZ_EXAMPLES", "60"))

@@ -8,7 +8,11 @@ try:
     from fmeasure.experiments.config import (STAGE_TABLES, content_entry, dataset_config, dataset_view,
                                              exit_on_config_error, lp_surrogates, needs_refit,
                                              select_datasets, setting_config, setting_datasets, used_fits)
+    from fmeasure.experiments.registry import (FOPTIMAL_MODELS, OWN_TARGET_STAGES, PARAMETRIC_LEARNERS,
+                                               SCALING_LEARNERS, SIM_DATA_MODELS, THEORY_SURROGATES, TREE_MODELS,
+                                               pattern)
     from fmeasure.experiments.report import not_run_reasons
+    from fmeasure.experiments.theory import FINDINGS_TABLES as THEORY_FINDINGS_TABLES
 except ImportError as _exc:
     raise ImportError(
         f"the fmeasure package is not importable ({_exc}): run `pip install -e '.[pipeline]'` in the repository first"
@@ -17,6 +21,17 @@ except ImportError as _exc:
 
 wildcard_constraints:
     dataset="[A-Za-z0-9_-]+",
+
+
+# The names a wildcard may take where it stands for a learner, model, surrogate or data model: those
+# of fmeasure.experiments.registry (the lists the config's schema takes its enums from), set in each
+# rule's wildcard_constraints, so that no job runs for a name the config cannot hold.
+PARAMETRIC_LEARNER = pattern(PARAMETRIC_LEARNERS)
+SCALING_LEARNER = pattern(SCALING_LEARNERS)
+TREE_MODEL = pattern(TREE_MODELS)
+FOPTIMAL_MODEL = pattern(FOPTIMAL_MODELS)
+THEORY_SURROGATE = pattern(THEORY_SURROGATES)
+SIM_DATA_MODEL = pattern(SIM_DATA_MODELS)
 
 
 ENV = "../../envs/fmeasure.yaml"
@@ -39,10 +54,6 @@ def captioned(path, caption, category):
     """``report(path, ...)`` with the caption ``workflow/report/<caption>``, registered by path."""
     REPORT_CAPTION_OF[path] = os.path.join(REPORT_CAPTIONS, caption)
     return report(path, caption=f"../report/{caption}", category=category)
-
-
-#: Stages with their own target, outside the default run: the report shows them once they have run.
-OWN_TARGET_STAGES = ("peers",)
 
 
 def get_all_targets():
@@ -82,8 +93,7 @@ def get_theory_tables():
     """The theory tables the corrections section is written from (if the theory stage runs)."""
     if "theory" not in STAGES:
         return {}
-    names = ("figure1", "hamming", "jaccard", "independence", "threshold", "examples", "lp")
-    return {k: f"results/tables/theory_{k}.csv" for k in names}
+    return {k: f"results/tables/theory_{k}.csv" for k in THEORY_FINDINGS_TABLES}
 
 
 def get_catalog_entry(wildcards):

@@ -27,7 +27,7 @@ rule foptimal_run:
         cfg=stage_config("foptimal"),
         jaccard_empty=config["metrics"]["jaccard_empty"],
     wildcard_constraints:
-        model="br|cc|rf|knn|mlp",
+        model=FOPTIMAL_MODEL,
     threads: get_threads("foptimal_run")
     resources:
         mem_mb=get_mem_mb("foptimal_run"),

@@ -8,10 +8,6 @@ STAGE_TARGETS["parametric"] = ["results/tables/table5.csv", "results/tables/tabl
                                 "results/findings/parametric.csv"]
 
 
-wildcard_constraints:
-    learner="BR|LFP|EFP",
-
-
 localrules:
     parametric_all,
     parametric_table5,
@@ -27,6 +23,8 @@ rule parametric_fit_predict:
         model="results/parametric/{dataset}/{learner}.pkl",
     params:
         cfg=stage_config("parametric"),
+    wildcard_constraints:
+        learner=PARAMETRIC_LEARNER,
     threads: get_threads("parametric_fit_predict")
     resources:
         mem_mb=get_mem_mb("parametric_fit_predict"),

@@ -13,7 +13,7 @@ rule scaling_cell:
     params:
         cfg=config["scaling"],
     wildcard_constraints:
-        learner="[A-Za-z-]+",
+        learner=SCALING_LEARNER,
         n="[0-9]+",
         m="[0-9]+",
     threads: 1

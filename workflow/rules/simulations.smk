@@ -4,13 +4,10 @@
 from fmeasure.experiments.config import model_chunks
 
 SIM = config["simulations"]
-SIM_DATA_MODELS = ["independent", "chain"]
-SIM_FIGURE = {"independent": "figure2", "chain": "figure3"}
 SIM_CHUNKS = [f"{a}-{b}" for a, b in model_chunks(SIM["n_models"], SIM["models_per_job"])]
 
 
 wildcard_constraints:
-    data_model="independent|chain",
     chunk=r"\d+-\d+",
 
 
@@ -19,8 +16,8 @@ SIM_SCORES = [f"results/simulations/{k}/scores_{c}.csv" for k in SIM_DATA_MODELS
 SIM_REFERENCES = [f"results/simulations/{k}/reference_{c}.csv" for k in SIM_DATA_MODELS for c in SIM_CHUNKS]
 
 STAGE_TARGETS["simulations"] = [
-    *(f"results/figures/simulations_{SIM_FIGURE[k]}.{ext}" for k in SIM_DATA_MODELS for ext in ("png", "pdf")),
-    *(f"results/tables/simulations_{SIM_FIGURE[k]}.csv" for k in SIM_DATA_MODELS),
+    *(f"results/figures/simulations_{fig}.{ext}" for fig in SIM_DATA_MODELS.values() for ext in ("png", "pdf")),
+    *(f"results/tables/simulations_{fig}.csv" for fig in SIM_DATA_MODELS.values()),
     "results/tables/simulations_claims.md",
     "results/tables/simulations_claims.csv",
     "results/tables/simulations_regret.md",
@@ -45,6 +42,8 @@ rule simulations_run:
     params:
         sim=SIM,
         jaccard_empty=config["metrics"]["jaccard_empty"],
+    wildcard_constraints:
+        data_model=SIM_DATA_MODEL,
     threads: 1
     resources:
         mem_mb=SIM["mem_mb"],
@@ -63,14 +62,14 @@ rule simulations_aggregate:
         scores=SIM_SCORES,
         reference=SIM_REFERENCES,
     output:
-        figures=expand("results/tables/simulations_{fig}.csv", fig=[SIM_FIGURE[k] for k in SIM_DATA_MODELS]),
+        figures=expand("results/tables/simulations_{fig}.csv", fig=SIM_DATA_MODELS.values()),
         claims_csv=captioned("results/tables/simulations_claims.csv", "simulations_claims.rst",
                           category="Simulations"),
         claims_md="results/tables/simulations_claims.md",
         regret_csv="results/tables/simulations_regret.csv",
         regret_md="results/tables/simulations_regret.md",
     params:
-        data_models=SIM_DATA_MODELS,
+        data_models=list(SIM_DATA_MODELS),
         z=config["report"]["z"],
     log:
         "logs/simulations/aggregate.log",
@@ -83,7 +82,7 @@ rule simulations_aggregate:
 
 
 # One rule per figure (a loop, so that each figure keeps its own report caption).
-for _fig in ("figure2", "figure3"):
+for _fig in SIM_DATA_MODELS.values():
 
     rule:
         name:

@@ -2,18 +2,13 @@
 # examples, and the exact worst-case regrets by linear programming (one job per surrogate).
 # All logic lives in fmeasure.theory, fmeasure.theory.lp and fmeasure.experiments.theory.
 
-THEORY_TABLES = ["theory_figure1", "theory_hamming", "theory_jaccard", "theory_independence",
-                 "theory_threshold", "theory_examples", "theory_lp", "theory_lp_distributions"]
+THEORY_TABLES = [f"theory_{k}" for k in THEORY_FINDINGS_TABLES] + ["theory_lp_distributions"]
 THEORY_FIGURES = ["theory_figure1", "theory_jaccard", "theory_independence", "theory_lp"]
 STAGE_TARGETS["theory"] = (
     [f"results/tables/{t}.{ext}" for t in THEORY_TABLES for ext in ("csv", "md")]
     + [f"results/figures/{f}.{ext}" for f in THEORY_FIGURES for ext in ("png", "pdf")]
     + ["results/findings/theory.csv"]
 )
-
-
-wildcard_constraints:
-    surrogate="hamming|subset|threshold",
 
 
 localrules:
@@ -134,6 +129,8 @@ rule theory_lp_solve:
         dist="results/theory/lp/{surrogate}_dist.csv",
     params:
         cfg=config["theory"]["lp"],
+    wildcard_constraints:
+        surrogate=THEORY_SURROGATE,
     log:
         "logs/theory/lp_{surrogate}.log",
     benchmark:
@@ -168,8 +165,7 @@ rule theory_lp_summary:
 
 rule theory_findings:
     input:
-        **{k: f"results/tables/theory_{k}.csv"
-           for k in ("figure1", "hamming", "jaccard", "independence", "threshold", "examples", "lp")},
+        **{k: f"results/tables/theory_{k}.csv" for k in THEORY_FINDINGS_TABLES},
     output:
         "results/findings/theory.csv",
     log:

@@ -24,7 +24,7 @@ rule trees_run:
         trees=stage_config("trees"),
         jaccard_empty=config["metrics"]["jaccard_empty"],
     wildcard_constraints:
-        model="tree|bag|forest",
+        model=TREE_MODEL,
     threads: get_threads("trees_run")
     resources:
         mem_mb=get_mem_mb("trees_run"),

@@ -34,8 +34,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fmeasure.experiments.config import STAGE_TABLES, needs_refit, setting_config, setting_datasets
+from fmeasure.experiments.config import needs_refit, setting_config, setting_datasets
 from fmeasure.experiments.findings import far_from_paper
+from fmeasure.experiments.registry import STAGE_TABLES
 from fmeasure.io import atomic_output
 from fmeasure.metrics import MEASURE_TITLES, MEASURES
 from fmeasure.tables import write_table

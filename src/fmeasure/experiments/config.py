@@ -4,6 +4,8 @@
 * :func:`select_datasets` checks the selected names against the catalog and which datasets can
   actually be had (mirror, local copy or URL), so a missing dataset is a clear message before any
   job runs, never a crash deep inside one.
+* :func:`load_schema` reads ``config/schema.yaml`` with its lists of names filled in from
+  :mod:`fmeasure.experiments.registry` (a node ``{x-names: NAME}`` becomes an ``enum``).
 * :func:`check_config` reads text values as the types ``config/schema.yaml`` wants (``--config``
   gives nested values as text), validates the merged configuration, cross-checks the names that
   must exist elsewhere in it, fills in the schema's defaults, and reports the first problem in one
@@ -31,6 +33,8 @@ import sys
 
 from fmeasure.datasets import availability
 from fmeasure.datasets.synthetic import check_entry
+from fmeasure.experiments import registry
+from fmeasure.experiments.registry import OVERRIDE_STAGES, STAGE_TABLES, THEORY_SURROGATES
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +42,7 @@ __all__ = [
     "ConfigError",
     "as_list",
     "select_datasets",
+    "load_schema",
     "check_config",
     "exit_on_config_error",
     "content_entry",
@@ -117,10 +122,7 @@ def select_datasets(config: dict, names=None, key: str = "datasets") -> tuple[li
 
 def lp_surrogates(cfg: dict) -> list[str]:
     """The surrogates with at least one m listed in ``config["theory"]["lp"]`` (one LP job each)."""
-    # imported here: fmeasure.theory imports the numba kernels, which the jobs importing this module do not need
-    from fmeasure.theory import SURROGATES
-
-    return [s for s in SURROGATES if cfg.get(f"{s}_m")]
+    return [s for s in THEORY_SURROGATES if cfg.get(f"{s}_m")]
 
 
 def model_chunks(n_models: int, models_per_job: int) -> list[tuple[int, int]]:
@@ -437,8 +439,55 @@ def _taken(overrides: dict, merged: dict) -> dict:
     }
 
 
+#: The schema's keyword for a list of names defined in :mod:`fmeasure.experiments.registry`.
+NAMES_KEYWORD = "x-names"
+
+
+def load_schema(schema) -> dict:
+    """``config/schema.yaml`` (its path, or the dict read from it) with its lists of names filled in.
+
+    Each node ``{x-names: NAME}`` becomes ``{enum: [...]}``, the names of
+    :data:`fmeasure.experiments.registry.NAME` (a dict: its keys), so that every list of names the
+    config may hold is written once, in the registry. Returns a new dict; a schema read already is
+    returned as it is. An unknown ``NAME``, or a node with both ``x-names`` and ``enum``, is a
+    ``ValueError`` naming the node.
+
+    Examples
+    --------
+    >>> load_schema({"items": {"x-names": "PARAMETRIC_LEARNERS"}})["items"]["enum"]
+    ['BR', 'LFP', 'EFP']
+    """
+    import yaml
+
+    if not isinstance(schema, dict):
+        with open(schema) as fh:
+            schema = yaml.safe_load(fh)
+
+    def fill(node, path):
+        if isinstance(node, list):
+            return [fill(item, f"{path}[{i}]") for i, item in enumerate(node)]
+        if not isinstance(node, dict):
+            return node
+        out = {k: fill(v, f"{path}.{k}" if path else str(k)) for k, v in node.items()}
+        if NAMES_KEYWORD in out:
+            name = out.pop(NAMES_KEYWORD)
+            if name not in registry.__all__ or not isinstance(getattr(registry, name), (tuple, dict)):
+                lists = [n for n in registry.__all__ if isinstance(getattr(registry, n), (tuple, dict))]
+                raise ValueError(
+                    f"schema node {path or '(top level)'!r}: {NAMES_KEYWORD} {name!r} is no list of "
+                    f"fmeasure.experiments.registry (it has {', '.join(lists)})"
+                )
+            if "enum" in out:
+                raise ValueError(f"schema node {path!r}: both {NAMES_KEYWORD} {name!r} and an enum written by hand")
+            out["enum"] = list(getattr(registry, name))
+        return out
+
+    return fill(schema, "")
+
+
 def check_config(config: dict, schema) -> dict:
-    """The configuration read, checked against ``schema`` (a dict or a YAML file) and completed.
+    """The configuration read, checked against ``schema`` (a dict or a YAML file, read by
+    :func:`load_schema`) and completed.
 
     Returns a new dict (``config`` is not changed): text values read as the type the schema wants
     (``--config data={download_timeout: 60}`` gives the number 60, ``--config stages=data,knn`` the
@@ -450,11 +499,8 @@ def check_config(config: dict, schema) -> dict:
     value and what was expected (``config key 'stages': 'knnn' is not one of ['data', ...]``).
     """
     import jsonschema
-    import yaml
 
-    if not isinstance(schema, dict):
-        with open(schema) as fh:
-            schema = yaml.safe_load(fh)
+    schema = load_schema(schema)
     validator = jsonschema.validators.validator_for(schema)(schema)
     config = _read_text_values(copy.deepcopy(config), validator, schema)
     errors = list(validator.iter_errors(config))
@@ -480,8 +526,6 @@ def exit_on_config_error(func, *args, **kwargs):
 
 # ---- one dataset's protocol: dataset_overrides
 
-#: Stages whose jobs run one dataset at a time, so that their config may differ by dataset.
-OVERRIDE_STAGES = ("knn", "pcc", "parametric", "voting", "trees", "structured", "foptimal")
 #: Key paths that decide which jobs exist or which columns a stage's tables have: the same for every
 #: dataset.
 FIXED_KEYS = {
@@ -553,8 +597,6 @@ def override_lines(config: dict, datasets=None) -> list[str]:
 
 # ---- ablations: which settings run where, with which config
 
-#: The stage whose table a deviation comes from, and that table's name.
-STAGE_TABLES = {"pcc": "table4", "parametric": "table5"}
 #: PCC config keys that only change inference: settings touching only these reuse the stage's chain.
 PCC_INFERENCE_KEYS = frozenset(
     {"table4", "chunk_size", "block_size", "exact_max_labels", "figure5", "threads", "mem_mb", "runtime_min"}

@@ -25,6 +25,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from fmeasure import metrics
+from fmeasure.experiments.registry import FOPTIMAL_MODELS
 from fmeasure.io import heartbeat
 
 __all__ = [
@@ -42,13 +43,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Model key (config and file names) -> the name shown in tables.
-MODELS = {
-    "br": "MultiOutputClassifier(LogisticRegression)",
-    "cc": "ClassifierChain(LogisticRegression)",
-    "rf": "RandomForestClassifier",
-    "knn": "KNeighborsClassifier",
-    "mlp": "MLPClassifier",
-}
+MODELS = FOPTIMAL_MODELS
 #: Claim ids of paper_numbers/claims.csv, one per model.
 CLAIM_IDS = {k: f"foptimal.{k}" for k in MODELS}
 METHODS = ("predict", "FOptimal")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from fmeasure import metrics
 from fmeasure.experiments.findings import DEVIATION_POINTS, deviation_sentences, instance_scores
+from fmeasure.experiments.registry import METHOD_NAMES
 from fmeasure.tables import beside_paper, paper_numbers, write_table
 from fmeasure.timing import format_repeats, repeat_times, spread
 
@@ -151,7 +152,7 @@ def _paper_layout(df, values, digits, best=None):
     """Rows (dataset, method); columns (value, l); cells 'ours (paper, diff)'."""
     ls = sorted(df["l"].unique())
     datasets = list(dict.fromkeys(df["dataset"]))
-    methods = [m for m in ["MM", "JM", "FM", "GFM"] if m in set(df["method"])]
+    methods = [m for m in METHOD_NAMES if m in set(df["method"])]
     rows, bold = [], []
     for d in datasets:
         sub = df[df["dataset"] == d].set_index(["method", "l"])

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure.experiments.findings import DEVIATION_POINTS, deviation_sentences, instance_scores
+from fmeasure.experiments.registry import PARAMETRIC_LEARNERS
 from fmeasure.metrics import f_measure, hamming_loss
 from fmeasure.tables import beside_paper, best_mask, paper_numbers, write_table
 from fmeasure.timing import format_repeats, spread
@@ -41,7 +42,7 @@ __all__ = ["LEARNER_NAMES", "make_learner", "run_learner", "load_model", "time_i
 log = logging.getLogger(__name__)
 
 #: Learner names used in config and tables, in the tables' order.
-LEARNER_NAMES = ("BR", "LFP", "EFP")
+LEARNER_NAMES = PARAMETRIC_LEARNERS
 
 
 def _learner_classes() -> dict:

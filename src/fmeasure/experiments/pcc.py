@@ -149,7 +149,7 @@ def run_table4_rows(
     long_enough = float(cfg["table4"].get("repeat_below_s", np.inf))
     if repeats < 1:
         raise ValueError(f"pcc.table4.timing_best_of: must be >= 1, got {repeats}")
-    times = {k: [] for k in ("mm", "jm", "fm", "gfm")}
+    times = {k: [] for k in metrics.SAMPLE_METHODS}
     preds = {}
     for _ in range(repeats):
         if not times["mm"] or min(min(times[k]) for k in ("mm", "fm", "gfm")) < long_enough:
@@ -164,7 +164,7 @@ def run_table4_rows(
             preds["jm"], _ = chain.joint_mode(ds.X_test)
             times["jm"].append(time.perf_counter() - t0)
     rows, inst = [], []
-    for k in ("mm", "jm", "fm", "gfm"):
+    for k in metrics.SAMPLE_METHODS:
         if return_instances:
             inst.append(
                 instance_scores(ds.Y_test, preds[k], jaccard_empty=jaccard_empty).assign(

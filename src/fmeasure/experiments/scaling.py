@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure.datasets.synthetic import generate
+from fmeasure.experiments.registry import PARAMETRIC_LEARNERS, SCALING_LEARNERS
 from fmeasure.tables import write_table
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
 ]
 
 #: Learners of the benchmark (names used in the config's ``scaling.learners``).
-LEARNERS = ("kNN", "PCC", "BR", "LFP", "EFP", "RML", "voting", "F-tree", "F-bag")
+LEARNERS = SCALING_LEARNERS
 #: The pipeline job whose resource formula (:mod:`fmeasure.experiments.resources`) sizes a learner's
 #: cell: the job that fits that learner on a real dataset.
 RESOURCE_JOB = {
@@ -69,7 +70,7 @@ def make_learner(name: str, cfg: dict, n_jobs: int = 1):
         return L.ProbabilisticClassifierChain(
             Cs=Cs, cv=cv, n_samples=cfg["n_samples"], random_state=seed, n_jobs=n_jobs
         )
-    if name in ("BR", "LFP", "EFP"):
+    if name in PARAMETRIC_LEARNERS:
         return getattr(L, {"BR": "BinaryRelevance"}.get(name, name))(**logistic)
     if name == "RML":
         return L.FMeasureSSVM(Cs=Cs, cv=cv, max_iter=cfg["rml_max_iter"], random_state=seed, n_jobs=n_jobs)

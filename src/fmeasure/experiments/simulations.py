@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from fmeasure import estimation
+from fmeasure.experiments.registry import SIM_DATA_MODELS
 from fmeasure.io import progress
 from fmeasure.metrics import MEASURE_SIGN, MEASURE_TITLES, MEASURES, METHOD_LABELS, SAMPLE_METHODS
 from fmeasure.timing import best_of
@@ -720,7 +721,7 @@ def analysis(tables, points: float = 0.0) -> tuple[list[str], list[pd.DataFrame]
     and Figure 4's order of estimation and inference times. No cell is compared with the paper."""
     tables = Path(tables)
     out = []
-    for fig, data_model in (("figure2", "independent"), ("figure3", "chain")):
+    for data_model, fig in SIM_DATA_MODELS.items():
         p = tables / f"simulations_{fig}.csv"
         if not p.exists():
             continue

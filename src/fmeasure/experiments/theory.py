@@ -23,6 +23,9 @@ from fmeasure.tables import write_table
 log = logging.getLogger(__name__)
 
 FMT = "{:.6f}"
+#: The stage's tables (``results/tables/theory_<name>.csv``) that its findings and the report's
+#: corrections are written from, by these names (:func:`write_findings`, :func:`corrections`).
+FINDINGS_TABLES = ("figure1", "hamming", "jaccard", "independence", "threshold", "examples", "lp")
 
 _LP_STYLE = {
     "hamming": dict(color="0.5", marker="s", linestyle="--", label="Hamming (MM)"),
@@ -298,8 +301,7 @@ def _pp(x) -> float:
 def write_findings(tables: dict, out_csv, *, link: str = "#sec-theory") -> pd.DataFrame:
     """``results/findings/theory.csv`` from the theory tables.
 
-    ``tables`` maps ``figure1, hamming, jaccard, independence, threshold, examples, lp`` to CSV
-    paths. Margins are in percentage points of F-measure regret: computed value minus the paper's
+    ``tables`` maps :data:`FINDINGS_TABLES` to CSV paths. Margins are in percentage points of F-measure regret: computed value minus the paper's
     (exact computations, no SE; equal within ``EXACT_TOL``).
     """
     from fmeasure.experiments.findings import finding, paper_claims

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 
 from fmeasure import metrics
 from fmeasure.experiments.findings import instance_scores
+from fmeasure.experiments.registry import TREE_MODELS, TREE_PREDICTIONS
 from fmeasure.metrics import MEASURES
 from fmeasure.tables import best_mask, write_table
 
@@ -36,11 +37,7 @@ __all__ = ["run_findings", "COLUMNS", "INSTANCE_COLUMNS", "MODELS", "run_trees",
 logger = logging.getLogger(__name__)
 
 #: Model families (one job each) and the methods (table rows) each gives.
-MODELS = {
-    "tree": ["F-tree"],
-    "bag": ["F-bag pooled", "F-bag vote"],
-    "forest": ["RF MM", "RF pooled GFM"],
-}
+MODELS = TREE_MODELS
 #: Columns of ftrees.csv (measures in %).
 COLUMNS = ["dataset", "method", "hamming", "subset01", "f", "jaccard", "train_time_s", "inference_time_s"]
 #: Columns of the per-instance test scores (``<model>_instances.csv.gz``, measures in %).
@@ -80,7 +77,7 @@ def run_trees(
     model,
     *,
     n_estimators=50,
-    predictions=("pooled", "vote"),
+    predictions=TREE_PREDICTIONS,
     max_depth=None,
     min_samples_leaf=5,
     max_bins=32,
@@ -144,9 +141,11 @@ def run_trees(
 
     if model not in MODELS:
         raise ValueError(f"model: expected one of {list(MODELS)}, got {model!r}")
-    bad = [p for p in predictions if p not in ("pooled", "vote")]
+    bad = [p for p in predictions if p not in TREE_PREDICTIONS]
     if bad or not predictions:
-        raise ValueError(f"predictions: expected a non-empty subset of ['pooled', 'vote'], got {list(predictions)}")
+        raise ValueError(
+            f"predictions: expected a non-empty subset of {list(TREE_PREDICTIONS)}, got {list(predictions)}"
+        )
     Xtr, Xte = _as_input(ds.X_train, sparse_density), _as_input(ds.X_test, sparse_density)
     Ytr = np.asarray(ds.Y_train, dtype=np.int8)
     shared = dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf)

@@ -43,6 +43,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from fmeasure.experiments.config import used_fits
+from fmeasure.experiments.registry import VOTING_LEARNERS
 from fmeasure.io import atomic_output
 from fmeasure.metrics import f_measure
 from fmeasure.tables import paper_numbers, to_markdown
@@ -71,7 +72,7 @@ log = logging.getLogger(__name__)
 COMPETITION_CS = tuple(10.0**e for e in range(-5, 6))
 COMPETITION_CV = 10
 #: Learner names of a fit.
-LEARNER_NAMES = ("PCC", "BR", "LFP", "EFP")
+LEARNER_NAMES = VOTING_LEARNERS
 #: The paper's Table 7 methods, in its order (the paper's JRS 2012 block; ours shows the members so named).
 PAPER_METHODS = [
     "PCC FM (n = 50)",
