@@ -646,3 +646,35 @@ def test_a_number_with_spaces_reads_as_that_number(tmp_path, capsys):
     (tmp_path / "Q.csv").write_text("a,b\n0.25 ,0.5\ninf ,0.5\n")
     err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Q.csv"])
     assert err == f"fmeasure: {tmp_path / 'Q.csv'}: row 2: column 'a': probability inf outside [0, 1]"
+
+
+# ------------------------------------------------------------------------------ messages quote the file
+
+
+@pytest.mark.parametrize(
+    "field, shown",
+    [("1.0000001", "1.0000001"), ("-1e-9", "-1e-9"), ("1e400", "1e400"), ('"1.50"', "1.50"), (" 2.000 ", "2.000")],
+)
+def test_a_bad_value_is_shown_as_the_file_writes_it(tmp_path, capsys, field, shown):
+    # 1.0000001 printed with %g would read "probability 1 outside [0, 1]"
+    (tmp_path / "P.csv").write_text(f"a,b\n0.5,0.5\n0.5,{field}\n")
+    for chunk in ([], ["--chunksize", 1]):
+        err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv", *chunk])
+        assert err == f"fmeasure: {tmp_path / 'P.csv'}: row 2: column 'b': probability {shown} outside [0, 1]"
+    (tmp_path / "Q.csv").write_text(f"a,b\nx,0.5\n0.5,{field}\n")  # a column pandas keeps as text
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Q.csv", "--header", "yes"])
+    assert err == f"fmeasure: {tmp_path / 'Q.csv'}: row 1: column 'a': 'x' is not a number"
+
+
+def test_a_bad_value_of_an_array_is_shown_in_its_own_dtype(tmp_path, capsys):
+    for dtype, shown in [("float64", "1.0000001"), ("float32", "1.0000001")]:
+        np.save(tmp_path / "P.npy", np.array([[0.5, 1.0000001]], dtype=dtype))
+        err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.npy"])
+        assert err == f"fmeasure: {tmp_path / 'P.npy'}: row 1: column 'y2': probability {shown} outside [0, 1]"
+    (tmp_path / "Y.csv").write_text("a,b\n1,0\n")
+    (tmp_path / "H.csv").write_text("a,b\n1,0.9999\n")
+    err = _bad(tmp_path, capsys, ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv"])
+    assert err == f"fmeasure: {tmp_path / 'H.csv'}: row 1: column 'b': value 0.9999 is not 0 or 1"
+    sp.save_npz(tmp_path / "S.npz", sp.csr_array(np.array([[1.0, 0.0], [0.0, 1.0000001]])))
+    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.npz", "--samples-per-instance", 1])
+    assert err == f"fmeasure: {tmp_path / 'S.npz'}: row 2: column 'y2': value 1.0000001 is not 0 or 1"

@@ -185,7 +185,7 @@ def bad_cell(draw, kind, sep=","):
             st.one_of(
                 st.floats(1.001, 1e6),
                 st.floats(-1e6, -1e-3),
-                st.sampled_from([math.inf, -math.inf, 2.0, -1.0, 1.5]),
+                st.sampled_from([math.inf, -math.inf, 2.0, -1.0, 1.5, 1.0000001, -1e-9]),
             )
         )
     else:
@@ -279,8 +279,9 @@ def _valid(kind, v):
     return 0.0 <= v <= 1.0 if kind == "probability" else v in (0.0, 1.0)
 
 
-def _describe(kind, v):
-    return f"probability {v:g} outside [0, 1]" if kind == "probability" else f"value {v:g} is not 0 or 1"
+def _describe(kind, text):
+    """A bad value, quoted as the file writes it: its field, or for an array its value in its dtype."""
+    return f"probability {text} outside [0, 1]" if kind == "probability" else f"value {text} is not 0 or 1"
 
 
 def expect_csv(f: CsvFile, flag, kind, hint=HINT, header_names=(), writer_names=True):
@@ -350,7 +351,7 @@ def expect_csv(f: CsvFile, flag, kind, hint=HINT, header_names=(), writer_names=
                 return fail(f"{where}: {c.field!r} is not a number")
             if not _valid(kind, c.value):
                 hint1 = " (if row 1 is a header, pass --header yes)" if row == 1 and flag == "auto" and not has else ""
-                return fail(f"{where}: {_describe(kind, c.value)}{hint1}")
+                return fail(f"{where}: {_describe(kind, c.field.strip())}{hint1}")
     if any(not _is_blank(r) for r in data[t:]):
         r, row = data[t], t + 1
         if _empty_line(r):
@@ -519,7 +520,9 @@ def array_values(draw, kind, shape, dtype):
     good = st.floats(0, 1) if kind == "probability" else st.sampled_from([0.0, 1.0])
     a = draw(arrays(np.float64, size, elements=good))
     if size and draw(st.booleans()):
-        bad = [math.nan, math.inf, -math.inf, 2.0, -0.5, 1.5] if kind == "probability" else [2.0, -1.0, 0.5, math.nan]
+        bad = [math.nan, math.inf, -math.inf, 2.0, -0.5, 1.5, 1.0000001, -1e-9]
+        if kind != "probability":
+            bad = [2.0, -1.0, 0.5, math.nan, 1.0000001]
         for _ in range(draw(st.integers(1, 3))):
             a[draw(st.integers(0, size - 1))] = draw(st.sampled_from(bad))
     a = a.reshape(shape)
@@ -575,7 +578,8 @@ def test_fuzz_predict_npy(data, samples):
                     i, j = divmod(e, a.shape[-1])
                     where = f"row {i + 1}: column 'y{j + 1}'"
                     v = flat[i, j]
-                    message = f"{where}: missing value or NaN" if np.isnan(v) else f"{where}: {_describe(kind, v)}"
+                    text = str(a.dtype.type(v))  # 1.0000001, also in float32, not %g's 1
+                    message = f"{where}: missing value or NaN" if np.isnan(v) else f"{where}: {_describe(kind, text)}"
             prefix = False
         else:
             prefix = True
@@ -645,7 +649,10 @@ def test_fuzz_predict_npz(data):
                     i, j = divmod(e, m)
                     v = af[i, j]
                     where = f"row {i + 1}: column 'y{j + 1}'"
-                    message = f"{where}: missing value or NaN" if np.isnan(v) else f"{where}: {_describe('binary', v)}"
+                    text = str(stored.dtype.type(v))
+                    message = (
+                        f"{where}: missing value or NaN" if np.isnan(v) else f"{where}: {_describe('binary', text)}"
+                    )
                 elif r_ % k:
                     message = f"{r_} rows is not a multiple of --samples-per-instance {k}"
                 else:

@@ -19,11 +19,11 @@ from fmeasure.cli._common import DataError, UsageError
 _COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst")
 #: spellings of a missing value, named as such in messages (they are not numbers)
 _NA_TEXT = {"nan", "-nan", "+nan", "na", "n/a", "#n/a", "null", "none", "<na>"}
-#: what a value of each kind must be, and how a bad one is described
+#: what a value of each kind must be, and how a bad one (its text) is described
 _KINDS = {
-    "probability": (lambda a: (a >= 0.0) & (a <= 1.0), "probability {:g} outside [0, 1]"),
-    "binary": (lambda a: (a == 0) | (a == 1), "value {:g} is not 0 or 1"),
-    "number": (lambda a: ~np.isnan(a), "{:g}"),  # any number (a NaN is reported as missing)
+    "probability": (lambda a: (a >= 0.0) & (a <= 1.0), "probability {} outside [0, 1]"),
+    "binary": (lambda a: (a == 0) | (a == 1), "value {} is not 0 or 1"),
+    "number": (lambda a: ~np.isnan(a), "{}"),  # any number (a NaN is reported as missing)
 }
 _RAGGED = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
@@ -386,10 +386,20 @@ class Table:
         where = f"{self.label}: row {row}: column {self.names[j]!r}"
         if np.isnan(a[i, j]) and texts is not None and not _is_missing(texts[i][j]):
             raise DataError(f"{where}: {show(texts[i][j])} is not a number")
-        error = bad_value(where, a[i, j], kind)
+        error = bad_value(where, a[i, j], kind, self._text(a, i, j, row, texts))
         if row == 1 and self.array is None and not self.has_header and self.header_guessed and not np.isnan(a[i, j]):
             error = DataError(f"{error} (if row 1 is a header, pass --header yes)")
         raise error
+
+    def _text(self, a, i, j, row, texts):
+        """The value ``a[i, j]`` of data row ``row`` as the file holds it: the field's text for a
+        CSV (re-read if pandas parsed its column), the value printed in its own dtype for .npy."""
+        if texts is not None:
+            return str(texts[i][j]).strip()
+        if self.array is not None:
+            return str(self.array.dtype.type(a[i, j]))
+        fields = self._record(self.skip + row - 1)
+        return fields[j].strip() if fields is not None and j < len(fields) else f"{a[i, j]!r}"
 
     def _values(self, df, offset, kind, columns):
         import pandas as pd
@@ -421,11 +431,12 @@ def blank_rows(df):
     return blank
 
 
-def bad_value(where: str, value: float, kind: str) -> DataError:
-    """The error for a value that is not of ``kind``, at ``where`` (file, row, column)."""
+def bad_value(where: str, value: float, kind: str, text: str) -> DataError:
+    """The error for a value that is not of ``kind``, at ``where`` (file, row, column); ``text``
+    is the value as the file writes it (1.0000001, not the 1 that %g would print)."""
     if np.isnan(value):
         return DataError(f"{where}: missing value or NaN")
-    return DataError(f"{where}: {_KINDS[kind][1].format(value)}")
+    return DataError(f"{where}: {_KINDS[kind][1].format(text)}")
 
 
 def load_sparse_samples(path: Path):
@@ -449,5 +460,6 @@ def load_sparse_samples(path: Path):
     if bad.any():
         e = int(np.argmax(bad))
         row = int(np.searchsorted(S.indptr, e, side="right")) - 1
-        raise bad_value(f"{label}: row {row + 1}: column {names[S.indices[e]]!r}", S.data[e], "binary")
+        where = f"{label}: row {row + 1}: column {names[S.indices[e]]!r}"
+        raise bad_value(where, S.data[e], "binary", str(S.data[e]))
     return names, S
