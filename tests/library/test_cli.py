@@ -590,6 +590,8 @@ def test_pandas_default_header_of_one_or_two_labels_is_ambiguous(tmp_path, capsy
 
 
 def test_unreadable_npy_and_npz_are_one_line(tmp_path, capsys):
+    import gzip
+
     (tmp_path / "E.npy").write_bytes(b"")  # an empty file
     err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "E.npy"])
     assert err.startswith(f"fmeasure: {tmp_path / 'E.npy'}: not a readable .npy array")
@@ -597,10 +599,18 @@ def test_unreadable_npy_and_npz_are_one_line(tmp_path, capsys):
         np.savez(f, a=np.zeros((2, 2)))
     err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Z.npy"])
     assert err.startswith(f"fmeasure: {tmp_path / 'Z.npy'}: not a readable .npy array")
+    (tmp_path / "G.npy").write_bytes(gzip.compress(b"not an array"))  # compressed, but not an array inside
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "G.npy"])
+    assert err.startswith(f"fmeasure: {tmp_path / 'G.npy'}: not a readable .npy array")
+    (tmp_path / "G.npz").write_bytes(gzip.compress(b"not an archive"))
+    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "G.npz", "--samples-per-instance", 2])
+    assert err.startswith(f"fmeasure: {tmp_path / 'G.npz'}: not a scipy.sparse .npz matrix")
+    # the name's compression suffix is not what decides: a plain .npz named .npz.gz is read as it is
     sp.save_npz(tmp_path / "S.npz", sp.csr_array(np.ones((4, 2))))
     (tmp_path / "S.npz.gz").write_bytes((tmp_path / "S.npz").read_bytes())
-    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.npz.gz", "--samples-per-instance", 2], code=2)
-    assert err.startswith(f"fmeasure predict: error: {tmp_path / 'S.npz.gz'}: unknown file type")
+    assert (
+        run("predict", "--samples", tmp_path / "S.npz.gz", "--samples-per-instance", 2, "-o", tmp_path / "H.csv") == 0
+    )
 
 
 @pytest.mark.parametrize(
@@ -678,3 +688,146 @@ def test_a_bad_value_of_an_array_is_shown_in_its_own_dtype(tmp_path, capsys):
     sp.save_npz(tmp_path / "S.npz", sp.csr_array(np.array([[1.0, 0.0], [0.0, 1.0000001]])))
     err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.npz", "--samples-per-instance", 1])
     assert err == f"fmeasure: {tmp_path / 'S.npz'}: row 2: column 'y2': value 1.0000001 is not 0 or 1"
+
+
+# ------------------------------------------------------------------------------ compressed content, whatever the name
+
+
+def _zstd_frame(data: bytes) -> bytes:
+    """A zstd frame holding ``data`` in one raw (stored) block, written by hand (no zstandard needed)."""
+    assert len(data) < 256
+    block = (1 | (len(data) << 3)).to_bytes(3, "little")  # last block, raw, its size
+    return b"\x28\xb5\x2f\xfd" + bytes([0x20, len(data)]) + block + data  # single segment, 1-byte size
+
+
+@pytest.mark.parametrize("method", ["gzip", "bz2", "xz", "zip", "none"])
+@pytest.mark.parametrize("name", ["P.csv", "P.csv.gz", "P.csv.bz2"])
+def test_compressed_content_is_recognised_by_its_first_bytes(tmp_path, method, name):
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    text = b"a,b\n0.3,0.8\n0.9,0.45\n"
+    path = tmp_path / name
+    if method == "zip":
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("P.csv", text)
+    else:
+        pack = {"gzip": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress, "none": bytes}[method]
+        path.write_bytes(pack(text))
+    assert run("predict", "--marginals", path, "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "a,b,expected_f\n0,1,0.72\n1,0,0.765\n"
+
+
+def test_compressed_npy_and_npz_are_read_whatever_the_name(tmp_path, capsys, probs):
+    import gzip
+    import lzma
+
+    np.save(tmp_path / "P.npy", probs)
+    assert run("predict", "--marginals", tmp_path / "P.npy", "-o", tmp_path / "want.csv") == 0
+    raw = (tmp_path / "P.npy").read_bytes()
+    for name, data in [("G.npy", gzip.compress(raw)), ("G.npy.gz", gzip.compress(raw)), ("X.npy", lzma.compress(raw))]:
+        (tmp_path / name).write_bytes(data)
+        for chunk in ([], ["--chunksize", 7]):
+            assert run("predict", "--marginals", tmp_path / name, *chunk, "-o", tmp_path / "H.csv") == 0, name
+            assert (tmp_path / "H.csv").read_text() == (tmp_path / "want.csv").read_text()
+    # a Fortran-ordered array, and a bad value found while streaming
+    np.save(tmp_path / "F.npy", np.asfortranarray(probs))
+    (tmp_path / "F.npy").write_bytes(gzip.compress((tmp_path / "F.npy").read_bytes()))
+    assert run("predict", "--marginals", tmp_path / "F.npy", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == (tmp_path / "want.csv").read_text()
+    bad = probs.copy()
+    bad[33, 1] = 1.5
+    np.save(tmp_path / "B.npy", bad)
+    (tmp_path / "B.npy").write_bytes(gzip.compress((tmp_path / "B.npy").read_bytes()))
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "B.npy", "--chunksize", 5])
+    assert err == f"fmeasure: {tmp_path / 'B.npy'}: row 34: column 'y2': probability 1.5 outside [0, 1]"
+    # a compressed file cut short
+    (tmp_path / "T.npy").write_bytes(gzip.compress(raw)[:-200])
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "T.npy"])
+    assert err.startswith(f"fmeasure: {tmp_path / 'T.npy'}: not a readable .npy array (gzip content"), err
+    # samples: a 3-D array and a sparse .npz, each gzipped
+    S = (np.random.default_rng(0).random((6, 4, 3)) < 0.4).astype(np.int8)
+    np.save(tmp_path / "S.npy", S)
+    (tmp_path / "S.npy").write_bytes(gzip.compress((tmp_path / "S.npy").read_bytes()))
+    sp.save_npz(tmp_path / "S.npz", sp.csr_array(S.reshape(24, 3)))
+    (tmp_path / "S.npz.gz").write_bytes(gzip.compress((tmp_path / "S.npz").read_bytes()))
+    assert run("predict", "--samples", tmp_path / "S.npy", "--chunksize", 4, "-o", tmp_path / "a.csv") == 0
+    k = ["--samples-per-instance", 4]
+    assert run("predict", "--samples", tmp_path / "S.npz.gz", *k, "-o", tmp_path / "b.csv") == 0
+    assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
+
+
+def test_zstd_content(tmp_path, capsys):
+    (tmp_path / "P.csv").write_bytes(_zstd_frame(b"a,b\n0.3,0.8\n"))
+    try:
+        import zstandard  # noqa: F401
+    except ImportError:
+        err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
+        assert err == (
+            f"fmeasure predict: error: {tmp_path / 'P.csv'}: zstd-compressed content: "
+            "reading it needs the zstandard package (pip install zstandard)"
+        )
+        return
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "a,b,expected_f\n0,1,0.72\n"
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\x93NUMPY\x01\x00v\x00{'descr': '<f8'", "a .npy array, not text: name it .npy"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(100), "an Excel workbook, not text: save it as CSV"),
+        (b"PAR1\x15\x04", "a Parquet file, not text: save it as CSV"),
+        (b"a,b\n0.5,\x000.5\n", "line 2: a NUL byte: binary content, not a text table"),
+        ("a,caf\xe9\n0.5,0.5\n".encode("latin-1"), "line 1: not UTF-8 text (byte 0xe9): save the file as UTF-8"),
+        (
+            b"a,b\n" + b"0.5,0.5\n" * 20000 + b"0.5,\xe90.5\n",
+            "line 20002: not UTF-8 text (byte 0xe9): save the file as UTF-8",
+        ),
+    ],
+)
+def test_content_that_is_not_a_text_table(tmp_path, capsys, content, message):
+    (tmp_path / "P.csv").write_bytes(content)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: {message}"
+
+
+def test_utf16_text_and_an_excel_workbook_in_a_zip(tmp_path, capsys):
+    import zipfile
+
+    (tmp_path / "P.csv").write_bytes("cat,dog\r\n0.3,0.8\r\n".encode("utf-16"))  # with its byte-order mark
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "cat,dog,expected_f\n0,1,0.72\n"
+    with zipfile.ZipFile(tmp_path / "W.csv", "w") as z:  # what an .xlsx is
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/workbook.xml", "<workbook/>")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "W.csv"])
+    assert err == f"fmeasure: {tmp_path / 'W.csv'}: an Excel workbook, not text: save it as CSV"
+    with zipfile.ZipFile(tmp_path / "Z.csv.zip", "w") as z:
+        z.writestr("a.csv", "a\n0.5\n")
+        z.writestr("b.csv", "a\n0.5\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Z.csv.zip"])
+    assert err == f"fmeasure: {tmp_path / 'Z.csv.zip'}: a zip archive of 2 files: put the CSV alone in it"
+
+
+def test_an_input_that_cannot_be_read_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    import fmeasure.cli._files as files
+
+    (tmp_path / "P.csv").write_text("a\n0.5\n")
+    (tmp_path / "D.csv").mkdir()
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "D.csv"], code=2)
+    assert err == f"fmeasure predict: error: {tmp_path / 'D.csv'}: is a directory, expected a file"
+    if os.geteuid() != 0:  # root reads a file of mode 000
+        (tmp_path / "P.csv").chmod(0)
+        err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
+        assert err == f"fmeasure predict: error: {tmp_path / 'P.csv'}: cannot read (Permission denied)"
+        (tmp_path / "P.csv").chmod(0o644)
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(files, "open", refuse, raising=False)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
+    assert err == f"fmeasure predict: error: {tmp_path / 'P.csv'}: cannot read (Permission denied)"

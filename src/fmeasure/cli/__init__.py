@@ -6,18 +6,18 @@ Julia, ...) and writes the prediction that maximises the expected instance-wise 
 ``fmeasure --help`` and ``fmeasure predict --help`` list every option; ``docs/cli.md`` describes
 the file layouts.
 
-Inputs (a suffix decides the reader):
+Inputs (a suffix decides the reader; the first bytes, not the name, say whether the content is
+compressed with gzip, bzip2, xz, zstd or zip, so ``P.csv.gz`` and a gzipped ``P.csv`` are the same):
 
-* ``.csv`` (also ``.tsv``/``.tab`` with tabs, and any of these compressed as ``.gz``/``.bz2``/
-  ``.xz``/``.zip``/``.zst``, as pandas infers from the name): one row per instance (or per
-  sample), one column per label, read with ``pandas.read_csv``. With ``--header auto`` the first
+* ``.csv`` (also ``.tsv``/``.tab`` with tabs): one row per instance (or per sample), one column
+  per label, read with ``pandas.read_csv``. With ``--header auto`` the first
   row is a header if none of its fields is a number, or if its fields are ``0,1,...,m-1`` (what
   ``pandas.DataFrame(P).to_csv(index=False)`` writes; for m <= 2 these are also valid data, so
   the command asks for ``--header yes`` or ``no``); a first row mixing numbers and other text is
   an error. Without a header the labels are called ``y1 .. ym``. Blank lines at the end of the
   file are ignored; elsewhere a blank line is an error.
 * ``.npy``: a 2-D array (n, m), or for ``--samples`` also a 3-D array (n, k, m); opened with
-  ``np.load(mmap_mode="r")`` so it can be larger than memory.
+  ``np.load(mmap_mode="r")`` so it can be larger than memory (compressed, read in order).
 * ``.npz`` (``--samples`` only): ``scipy.sparse.save_npz`` of an (n * k, m) 0/1 matrix; rows
   ``i * k .. i * k + k - 1`` are the k samples of instance i (k = ``--samples-per-instance``).
   The same (n * k, m) layout is read from a 2-D ``.csv`` or ``.npy`` of samples.
@@ -29,15 +29,16 @@ largest label count in the samples). ``evaluate`` keeps four floats per instance
 bootstrap.
 
 Exit codes: 0 success; 2 usage error (bad or missing arguments, an input file that does not
-exist, an unknown suffix, an output that cannot be written); 1 bad data. Bad data gets one line on
+exist or cannot be read, an unknown suffix, an output that cannot be written); 1 bad data. Bad data gets one line on
 stderr naming the file, the row (1-based, the header not counted, blank lines counted) and the
 problem, e.g. ``fmeasure: P.csv: row 17: column 'y3': probability 1.3 outside [0, 1]``; the row
 named is the first bad one. An output file given with ``-o`` is written under a temporary name
 beside it and renamed when everything succeeded, so a failed run leaves no file behind (on stdout,
 the rows before the bad one have been printed).
 
-The code: ``_read`` (CSV and ``.npy`` through one reader, the header rule, ``.npz`` samples),
-``_write`` (predictions, the output file, the progress bar), ``_predict`` and ``_evaluate`` (the
+The code: ``_files`` (opening a file: its compression, content that is not text), ``_read``
+(CSV and ``.npy`` through one reader, the header rule, ``.npz`` samples), ``_write``
+(predictions, the output file, the progress bar), ``_predict`` and ``_evaluate`` (the
 subcommands), ``_main`` (the arguments and :func:`main`). Importing this module loads ``_main``
 only: numpy, pandas and the inference are imported when a command runs.
 

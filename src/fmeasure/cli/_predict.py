@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 
 from fmeasure.cli._common import EXIT_OK, DataError, UsageError, chunk_rows
-from fmeasure.cli._read import Table, check_exists, load_sparse_samples, suffixes
+from fmeasure.cli._files import check_exists
+from fmeasure.cli._read import Table, load_sparse_samples, suffixes
 from fmeasure.cli._write import PredictionWriter, check_output, open_output, progress
 
 
@@ -15,13 +16,11 @@ def sample_source(args):
     """(names, k, n or None, iterator of (offset_instances, int8 (c, k, m)), Table or None) for --samples."""
     path = Path(args.samples)
     check_exists(path)
-    fmt, comp = suffixes(path)
+    fmt = suffixes(path)[0]
     k = args.samples_per_instance
     label = str(path)
     allow = (".csv", ".tsv", ".tab", ".npy", ".npz")
     if fmt == ".npz":
-        if comp:
-            raise UsageError(f"{label}: unknown file type, expected one of {', '.join(allow)} (a .npz is read as is)")
         if k is None:
             raise UsageError("--samples-per-instance is required with a .npz of samples (rows are n * k samples)")
         names, S = load_sparse_samples(path)

@@ -1,21 +1,24 @@
 """Reading the inputs of the ``fmeasure`` command: CSV (the header rule, blank lines, ragged rows)
-and ``.npy`` in chunks of rows through :class:`Table`, and sparse ``.npz`` samples whole."""
+and ``.npy`` in chunks of rows through :class:`Table`, and sparse ``.npz`` samples whole. Every
+file is opened by :func:`fmeasure.cli._files.open_input`, so its content, not its name, says
+whether it is compressed."""
 
 from __future__ import annotations
 
 import contextlib
-import lzma
+import io
+import math
 import re
 import warnings
-import zipfile
-import zlib
+import weakref
 from pathlib import Path
 
 import numpy as np
 
 from fmeasure.cli._common import DataError, UsageError
+from fmeasure.cli._files import DECOMPRESSION_ERRORS, check_exists, first_undecodable, open_input, text_head
 
-#: compressions pandas infers from the last suffix of a CSV's name
+#: compression suffixes a name may end with (the content, not the suffix, decides how it is read)
 _COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst")
 #: spellings of a missing value, named as such in messages (they are not numbers)
 _NA_TEXT = {"nan", "-nan", "+nan", "na", "n/a", "#n/a", "null", "none", "<na>"}
@@ -60,13 +63,6 @@ def show(text: str, width: int = 40) -> str:
     return r if len(r) <= width else r[: width - 4] + "...'"
 
 
-def check_exists(path: Path):
-    if not path.exists():
-        raise UsageError(f"{path}: no such file")
-    if path.is_dir():
-        raise UsageError(f"{path}: is a directory, expected a file")
-
-
 def _first_bad(bad):
     """(row, column) of the first True of the 2-D ``bad`` in row-major order."""
     i, j = np.unravel_index(int(np.argmax(bad.reshape(-1))), bad.shape)
@@ -101,9 +97,11 @@ class Table:
         self.path = Path(path)
         self.label = str(path)
         check_exists(self.path)
-        self.fmt, self.comp = suffixes(self.path)
-        if self.fmt not in allow or (self.comp and self.fmt in (".npy", ".npz")):
+        self.fmt = suffixes(self.path)[0]
+        if self.fmt not in allow:
             raise UsageError(f"{self.label}: unknown file type, expected one of {', '.join(allow)}")
+        # a zip holding an .npy is an .npz archive, which np.load recognises and refuses
+        self.content = open_input(self.path, zip_is_compression=self.fmt != ".npy")
         self.sep = "," if self.fmt == ".csv" else "\t"
         if delimiter is not None:
             self.sep = delimiter
@@ -118,11 +116,26 @@ class Table:
     # -- .npy
 
     def _open_npy(self, ndims):
+        first = self.content.read(512, failing="not a readable .npy array")
+        if not first.startswith((b"\x93NUMPY", b"PK")):  # PK: a zip, an .npz that np.load names
+            try:
+                looks_text = "\x00" not in first.decode("utf-8")
+            except UnicodeDecodeError:
+                looks_text = False
+            why = "not NumPy's format"
+            if not first:
+                why = "an empty file"
+            elif looks_text:
+                why = "it holds text: name a CSV .csv"
+            raise DataError(f"{self.label}: not a readable .npy array ({why})")
         try:
-            self.array = np.load(self.path, mmap_mode="r", allow_pickle=False)
-        except (ValueError, OSError, EOFError) as exc:
+            if self.content.compression is None:
+                self.array = np.load(self.path, mmap_mode="r", allow_pickle=False)
+            else:
+                self.array = CompressedNpy(self.content)
+        except (ValueError, EOFError, *DECOMPRESSION_ERRORS) as exc:
             raise DataError(f"{self.label}: not a readable .npy array ({exc})") from None
-        if not isinstance(self.array, np.ndarray):  # an .npz archive under a .npy name
+        if not isinstance(self.array, np.ndarray | CompressedNpy):  # an .npz archive under a .npy name
             with contextlib.suppress(AttributeError):
                 self.array.close()
             raise DataError(f"{self.label}: not a readable .npy array (an .npz archive?)")
@@ -149,8 +162,8 @@ class Table:
             sep=self.sep,
             header=None,
             skipinitialspace=True,
-            encoding="utf-8-sig",
-            compression="infer",
+            encoding=self.encoding,
+            compression=self.content.compression,
             keep_default_na=False,
             skip_blank_lines=False,
             low_memory=False,
@@ -175,7 +188,10 @@ class Table:
             raise UsageError(f"{self.label}: {exc}") from None
         except passed:
             raise
-        except (ValueError, OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, Warning) as exc:
+        except UnicodeDecodeError:  # pandas names a position in its buffer: find the line
+            error = first_undecodable(self.content, self.encoding)
+            raise error or DataError(f"{self.label}: not {self.encoding} text") from None
+        except (ValueError, EOFError, *DECOMPRESSION_ERRORS, Warning) as exc:
             text = str(exc).strip().splitlines()
             raise DataError(
                 f"{self.label}: not a readable text table ({text[-1] if text else type(exc).__name__})"
@@ -197,6 +213,7 @@ class Table:
     def _open_csv(self, header, header_names, hint):
         import pandas as pd
 
+        self.encoding, _, _ = text_head(self.content)
         first = self._record(0)
         if first is None:
             try:
@@ -343,7 +360,7 @@ class Table:
     def rows_estimate(self):
         """Number of rows for a progress bar: exact for .npy, the count of line ends of an
         uncompressed CSV (one fast pass, made only when a bar is shown), else None."""
-        if self.n_rows is not None or self.comp:
+        if self.n_rows is not None or self.content.compression:
             return self.n_rows
         lines = 0
         with open(self.path, "rb") as f:
@@ -441,13 +458,16 @@ def bad_value(where: str, value: float, kind: str, text: str) -> DataError:
 
 def load_sparse_samples(path: Path):
     """(label names ``y1 .. ym``, CSR matrix) of a ``scipy.sparse.save_npz`` file of 0/1 samples,
-    loaded whole and checked: a numeric dtype, at least one row and one column, only 0 and 1."""
+    loaded whole (compressed too) and checked: a numeric dtype, at least one row and one column,
+    only 0 and 1."""
     import scipy.sparse as sp
 
-    label = str(path)
+    content = open_input(path, zip_is_compression=False)  # an .npz is a zip archive itself
+    label = content.label
+    source = path if content.compression is None else io.BytesIO(content.read(failing="not a scipy.sparse .npz matrix"))
     try:
-        S = sp.load_npz(path).tocsr()
-    except (ValueError, OSError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        S = sp.load_npz(source).tocsr()
+    except (ValueError, KeyError, EOFError, *DECOMPRESSION_ERRORS) as exc:
         raise DataError(f"{label}: not a scipy.sparse .npz matrix ({exc})") from None
     names = [f"y{j + 1}" for j in range(S.shape[1])]
     if S.shape[1] == 0:
@@ -463,3 +483,60 @@ def load_sparse_samples(path: Path):
         where = f"{label}: row {row + 1}: column {names[S.indices[e]]!r}"
         raise bad_value(where, S.data[e], "binary", str(S.data[e]))
     return names, S
+
+
+class CompressedNpy:
+    """The rows of a compressed ``.npy`` file, read in order from the decompressed stream (it
+    cannot be memory-mapped): ``shape``, ``ndim``, ``dtype``, and ``array[start:stop]`` for
+    consecutive slices, so memory stays O(chunk). A Fortran-ordered array is read whole."""
+
+    def __init__(self, content):
+        self.label = content.label
+        self._what = content.what()
+        self._stack = contextlib.ExitStack()
+        weakref.finalize(self, self._stack.close)
+        self._f = self._stack.enter_context(content.open())
+        fmt = np.lib.format
+        version = fmt.read_magic(self._f)
+        if version == (1, 0):
+            shape, fortran, dtype = fmt.read_array_header_1_0(self._f)
+        elif version == (2, 0):
+            shape, fortran, dtype = fmt.read_array_header_2_0(self._f)
+        else:
+            raise ValueError(f".npy format version {version[0]}.{version[1]} is not read compressed")
+        if dtype.hasobject:
+            raise ValueError("Object arrays cannot be loaded when allow_pickle=False")
+        self.shape, self.dtype, self.ndim = tuple(shape), dtype, len(shape)
+        self._row_bytes = dtype.itemsize * math.prod(shape[1:])
+        self._next = 0
+        self._whole = None
+        if fortran and self.ndim > 1:
+            data = self._take(math.prod(shape) * dtype.itemsize, 0)
+            self._whole = np.frombuffer(data, dtype).reshape(shape[::-1]).T
+
+    def _take(self, nbytes, row):
+        data = io.BytesIO()
+        while data.tell() < nbytes:
+            try:
+                block = self._f.read(min(nbytes - data.tell(), 2**24))
+            except DECOMPRESSION_ERRORS as exc:
+                raise DataError(f"{self.label}: not a readable .npy array ({self._what}: {exc})") from None
+            if not block:
+                got = row + data.tell() // max(1, self._row_bytes)
+                raise DataError(
+                    f"{self.label}: not a readable .npy array ({self._what} ends in row {got + 1} of {self.shape[0]})"
+                )
+            data.write(block)
+        return data.getvalue()
+
+    def __getitem__(self, rows: slice):
+        start, stop = rows.start or 0, min(rows.stop, self.shape[0])
+        if self._whole is not None:
+            return self._whole[start:stop]
+        if start != self._next:
+            raise ValueError("the rows of a compressed .npy are read in order")
+        a = np.frombuffer(self._take((stop - start) * self._row_bytes, start), self.dtype)
+        self._next = stop
+        if stop == self.shape[0]:
+            self._stack.close()
+        return a.reshape((stop - start, *self.shape[1:]))
