@@ -831,3 +831,12 @@ def test_an_input_that_cannot_be_read_is_a_usage_error(tmp_path, capsys, monkeyp
     monkeypatch.setattr(files, "open", refuse, raising=False)
     err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
     assert err == f"fmeasure predict: error: {tmp_path / 'P.csv'}: cannot read (Permission denied)"
+
+
+def test_a_bad_number_beside_a_short_row_is_shown_as_written(tmp_path, capsys):
+    # the short row turns the other columns to text, while pandas parsed this one: 2, not 2.0
+    (tmp_path / "S.tsv").write_text("2\t0.0\t0.0\n0.0\n")
+    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.tsv", "--samples-per-instance", 1])
+    assert err == (
+        f"fmeasure: {tmp_path / 'S.tsv'}: row 1: column 'y1': value 2 is not 0 or 1 (if row 1 is a header, pass --header yes)"
+    )

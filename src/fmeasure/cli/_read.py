@@ -411,8 +411,8 @@ class Table:
     def _text(self, a, i, j, row, texts):
         """The value ``a[i, j]`` of data row ``row`` as the file holds it: the field's text for a
         CSV (re-read if pandas parsed its column), the value printed in its own dtype for .npy."""
-        if texts is not None:
-            return str(texts[i][j]).strip()
+        if texts is not None and isinstance(texts[i][j], str):  # not in a column pandas parsed
+            return texts[i][j].strip()
         if self.array is not None:
             return str(self.array.dtype.type(a[i, j]))
         fields = self._record(self.skip + row - 1)
