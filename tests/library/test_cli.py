@@ -833,6 +833,98 @@ def test_an_input_that_cannot_be_read_is_a_usage_error(tmp_path, capsys, monkeyp
     assert err == f"fmeasure predict: error: {tmp_path / 'P.csv'}: cannot read (Permission denied)"
 
 
+# ------------------------------------------------------------------------------ the field separator
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("a;b\n0.3;0.8\n0.9;0.45\n", "P.csv"),  # Excel's CSV where the comma is the decimal mark
+        ("0.3;0.8\n0.9;0.45\n", "P.csv"),
+        ("a\tb\r\n0.3\t0.8\r\n0.9\t0.45\r\n", "P.csv"),  # tab-separated text named .csv
+        ("a;b\n0.3;0.8\n\n0.9;0.45\n", "P.csv"),  # the blank line is still reported, as for commas
+        ("a;b\n0.3 ; 0.8\n0.9;0.45\n", "P.tsv"),
+    ],
+)
+def test_a_semicolon_or_tab_on_every_line_is_the_separator(tmp_path, capsys, text, name):
+    (tmp_path / name).write_text(text)
+    code = run("predict", "--marginals", tmp_path / name, "-o", tmp_path / "H.csv")
+    if "\n\n" in text:
+        assert code == 1 and capsys.readouterr().err.strip().endswith(f"{name}: row 2: empty line")
+        return
+    assert code == 0, capsys.readouterr().err
+    names = "a,b" if text.startswith("a") else "y1,y2"
+    assert (tmp_path / "H.csv").read_text() == f"{names},expected_f\n0,1,0.72\n1,0,0.765\n"
+
+
+@pytest.mark.parametrize(
+    "text, options, message",
+    [
+        # quotes: the separator is not guessed, but named
+        (
+            '"a";"b"\n0.3;0.8\n',
+            [],
+            "row 1: column 'a;\"b\"': '0.3;0.8' is not a number (fields separated by ';'? pass --delimiter ';')",
+        ),
+        # the fields hold decimal commas, so commas split them: the first row mixes numbers and text
+        (
+            "0,3;0,8\n0,9;0,45\n",
+            [],
+            "row 1: column 2: '3;0' is not a number, but the row holds numbers (fields separated by ';'? pass --delimiter ';')",
+        ),
+        (
+            "a;b\n0,3;0,8\n",
+            [],
+            "row 1: 3 values, expected 1 (ragged row) (fields separated by ';'? pass --delimiter ';')",
+        ),
+        (
+            "a;b\n0,3;0,8\n",
+            ["--delimiter", ";"],
+            "row 1: column 'a': '0,3' is not a number (a decimal comma? write numbers with a decimal point)",
+        ),
+        (
+            "a,b\n0.3,0.8\n",
+            ["--delimiter", ";"],
+            "row 1: column 'a,b': '0.3,0.8' is not a number (fields separated by ','? pass --delimiter ',')",
+        ),
+        (
+            "a,b\n0.3,0.8\n",
+            ["--delimiter", "tab"],
+            "row 1: column 'a,b': '0.3,0.8' is not a number (fields separated by ','? pass --delimiter ',')",
+        ),
+        (
+            'a;b\n0.3;"0.8\t0.1"\n',
+            ["--delimiter", ";"],
+            "row 1: column 'b': '0.8\\t0.1' is not a number (fields separated by tabs? pass --delimiter tab)",
+        ),
+        # a ragged ';' file: no guess, as for commas
+        (
+            "a;b\n0.3;0.8\n0.9;0.45;0.1\n",
+            [],
+            "row 1: column 'a;b': '0.3;0.8' is not a number (fields separated by ';'? pass --delimiter ';')",
+        ),
+    ],
+)
+def test_another_separator_is_named_in_the_message(tmp_path, capsys, text, options, message):
+    (tmp_path / "P.csv").write_text(text)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv", *options])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: {message}"
+
+
+def test_a_separator_is_not_guessed_where_commas_would_read(tmp_path):
+    # a single column with a tab after each value reads with commas: the tab is not a separator
+    (tmp_path / "P.csv").write_text("a\t\n0.3\t\n0.8\t\n")
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "a,expected_f\n0,0.7\n1,0.8\n"
+    # evaluate guesses for both files; --delimiter is used as given
+    (tmp_path / "Y.csv").write_text("a;b\n1;0\n0;1\n")
+    (tmp_path / "H.csv").write_text("a\tb\n1\t0\n0\t0\n")
+    args = ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv", "--n-boot", 10]
+    assert run(*args, "-o", tmp_path / "s.csv") == 0
+    assert pd.read_csv(tmp_path / "s.csv").set_index("measure").loc["f", "value"] == pytest.approx(0.5)
+    assert run(*args, "--delimiter", ",") == 1
+
+
 def test_a_bad_number_beside_a_short_row_is_shown_as_written(tmp_path, capsys):
     # the short row turns the other columns to text, while pandas parsed this one: 2, not 2.0
     (tmp_path / "S.tsv").write_text("2\t0.0\t0.0\n0.0\n")

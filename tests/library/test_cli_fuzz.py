@@ -89,11 +89,17 @@ class CsvFile:
     newline: str = "\n"
     final_newline: bool = True
     bom: bool = False
+    semicolon: bool = False  # fields separated by ';' (in a file named .csv)
     pack: str = "name"  # how the bytes are compressed: as the name says, or none/gzip/bz2/xz/zip whatever it says
 
     @property
     def sep(self):
-        return "\t" if self.suffix.startswith(".tsv") else ","
+        return ";" if self.semicolon else "\t" if self.suffix.startswith(".tsv") else ","
+
+    def lines(self):
+        """The lines of the file as a reader splits them (a blank last line without its newline is none)."""
+        lines = [r.text if isinstance(r, Blank) else self.sep.join(c.text for c in r) for r in self.records]
+        return lines if self.final_newline or not lines or lines[-1] else lines[:-1]
 
     def text(self):
         lines = [r.text if isinstance(r, Blank) else self.sep.join(c.text for c in r) for r in self.records]
@@ -201,11 +207,13 @@ def bad_cell(draw, kind, sep=","):
 
 
 @st.composite
-def csv_file(draw, kind, m=None, n_max=8, header_style=None):
-    """A CsvFile of rows of ``kind`` values, possibly corrupted."""
+def csv_file(draw, kind, m=None, n_max=8, header_style=None, semicolons=False):
+    """A CsvFile of rows of ``kind`` values, possibly corrupted (with ``semicolons``, sometimes
+    separated by ';')."""
     suffix = draw(st.sampled_from(CSV_SUFFIXES))
-    sep = "\t" if suffix.startswith(".tsv") else ","
     m = draw(st.integers(1, 4)) if m is None else m
+    semicolon = semicolons and suffix == ".csv" and m >= 2 and draw(st.integers(0, 4)) == 0
+    sep = ";" if semicolon else "\t" if suffix.startswith(".tsv") else ","
     n = draw(st.one_of(st.integers(0, n_max), st.integers(0, 40) if n_max >= 8 else st.just(1)))
     rows = [[draw(good_cell(kind)) for _ in range(m)] for _ in range(n)]
     style = header_style or draw(st.sampled_from(["none", "names", "names", "pandas", "numbers", "odd names"]))
@@ -251,6 +259,7 @@ def csv_file(draw, kind, m=None, n_max=8, header_style=None):
         newline=draw(st.sampled_from(["\n", "\n", "\r\n"])),
         final_newline=draw(st.booleans()),
         bom=draw(st.booleans()) and draw(st.booleans()),
+        semicolon=semicolon,
         pack=draw(st.sampled_from(["name"] * 5 + ["none", "gzip", "bz2", "xz", "zip"])),
     )
 
@@ -269,6 +278,19 @@ class Expect:
     names: list = field(default_factory=list)
     has_header: bool = False
     values: np.ndarray | None = None
+
+
+def semicolon_guessed(f: CsvFile):
+    """Whether the command takes ';' for the separator of ``f`` (docs/cli.md, 'The separator'):
+    every non-blank line holds it equally often, and none holds a comma, a quote or an empty field."""
+    lines = [x for x in f.lines() if x.strip()]
+    return (
+        bool(lines)
+        and not any("," in x or '"' in x for x in lines)
+        and len({x.count(";") for x in lines}) == 1
+        and ";" in lines[0]
+        and all(part.strip() for x in lines for part in x.split(";"))
+    )
 
 
 def _is_blank(r):
@@ -468,20 +490,33 @@ def assert_optimal_samples(S, H, ef):
 # ------------------------------------------------------------------------------ predict from a CSV
 
 
+def run_csv(args, f: CsvFile, path: Path, tmp: Path, given_sep: bool) -> Result:
+    """Run on the CSV ``f``, with ``--delimiter`` if ``given_sep``. A ';' file that the command
+    does not take for one is first run without it: commas cannot read it (each line one field, or
+    a blank line first), so one line and nothing written; then with ``--delimiter ';'``."""
+    if f.semicolon and not semicolon_guessed(f):
+        r = run(args, tmp)
+        assert r.code == 1 and len(r.err.splitlines()) == 1 and r.left() == [] and not r.caught, r.err
+        assert r.err.startswith(f"fmeasure: {path}: "), r.err
+        given_sep = True
+    return run(args + (["--delimiter", f.sep] if given_sep else []), tmp)
+
+
 @FUZZ
 @given(
-    f=csv_file("probability"),
+    f=csv_file("probability", semicolons=True),
     flag=st.sampled_from(["auto", "auto", "auto", "yes", "no"]),
     chunk=st.one_of(st.none(), st.integers(1, 5)),
     fmt=st.sampled_from(["binary", "binary", "indices"]),
+    given_sep=st.booleans(),
 )
-def test_fuzz_predict_marginals_csv(f, flag, chunk, fmt):
+def test_fuzz_predict_marginals_csv(f, flag, chunk, fmt, given_sep):
     with folder() as tmp:
         path = tmp / f"P{f.suffix}"
         f.write(path)
         exp = expect_csv(f, flag, "probability", writer_names=fmt == "binary")
         args = ["predict", "--marginals", path, "--header", flag, "--format", fmt]
-        r = run(args + (["--chunksize", chunk] if chunk else []), tmp)
+        r = run_csv(args + (["--chunksize", chunk] if chunk else []), f, path, tmp, given_sep)
         if exp.message is not None:
             assert_refused(r, path, exp.message)
             return
@@ -493,12 +528,13 @@ def test_fuzz_predict_marginals_csv(f, flag, chunk, fmt):
 
 @FUZZ
 @given(
-    f=csv_file("binary", n_max=12),
+    f=csv_file("binary", n_max=12, semicolons=True),
     k=st.integers(1, 4),
     flag=st.sampled_from(["auto", "auto", "yes", "no"]),
     chunk=st.one_of(st.none(), st.integers(1, 3)),
+    given_sep=st.booleans(),
 )
-def test_fuzz_predict_samples_csv(f, k, flag, chunk):
+def test_fuzz_predict_samples_csv(f, k, flag, chunk, given_sep):
     with folder() as tmp:
         path = tmp / f"S{f.suffix}"
         f.write(path)
@@ -506,7 +542,7 @@ def test_fuzz_predict_samples_csv(f, k, flag, chunk):
         if exp.message is None and len(exp.values) % k:
             exp = Expect(f"{len(exp.values)} rows is not a multiple of --samples-per-instance {k}")
         args = ["predict", "--samples", path, "--samples-per-instance", k, "--header", flag]
-        r = run(args + (["--chunksize", chunk] if chunk else []), tmp)
+        r = run_csv(args + (["--chunksize", chunk] if chunk else []), f, path, tmp, given_sep)
         if exp.message is not None:
             assert_refused(r, path, exp.message)
             return

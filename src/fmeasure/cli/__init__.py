@@ -10,7 +10,8 @@ Inputs (a suffix decides the reader; the first bytes, not the name, say whether 
 compressed with gzip, bzip2, xz, zstd or zip, so ``P.csv.gz`` and a gzipped ``P.csv`` are the same):
 
 * ``.csv`` (also ``.tsv``/``.tab`` with tabs): one row per instance (or per sample), one column
-  per label, read with ``pandas.read_csv``. With ``--header auto`` the first
+  per label, read with ``pandas.read_csv``. ``--delimiter`` sets another separator; without it,
+  ``;`` (or a tab) is taken when every line holds it the same number of times and no comma. With ``--header auto`` the first
   row is a header if none of its fields is a number, or if its fields are ``0,1,...,m-1`` (what
   ``pandas.DataFrame(P).to_csv(index=False)`` writes; for m <= 2 these are also valid data, so
   the command asks for ``--header yes`` or ``no``); a first row mixing numbers and other text is

@@ -94,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--delimiter",
         metavar="CHAR",
         type=_delimiter,
-        help="field separator of the input CSV (evaluate: of --true) (default: ',' for .csv, a tab for .tsv/.tab)",
+        help="field separator of the input CSV (evaluate: of --true); default: ',' for .csv, a tab for .tsv/.tab, "
+        "or ';' (a tab) if every line holds it instead, the same number of times",
     )
     common.add_argument(
         "--chunksize",

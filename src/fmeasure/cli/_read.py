@@ -63,6 +63,63 @@ def show(text: str, width: int = 40) -> str:
     return r if len(r) <= width else r[: width - 4] + "...'"
 
 
+#: separators guessed when every line holds one of them instead of the default (not ',': in a
+#: file of decimal commas, "0,5" would be read as two values)
+_GUESSED = (";", "\t")
+#: (separator, how a message names it, how --delimiter takes it)
+_SEPARATORS = ((";", "';'", "';'"), ("\t", "tabs", "tab"), (",", "','", "','"), ("|", "'|'", "'|'"))
+_DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
+
+
+def guess_separator(text: str, complete: bool, default: str) -> str | None:
+    """';' or a tab if it separates the fields of the start of a file that ``default`` cannot read.
+
+    ``text`` is the decoded start of the file (``complete``: all of it). The guess is made only
+    when every non-blank line (of the first 200) holds the candidate the same number of times,
+    none holds ``default`` or a quote, and no field between candidates is empty: ``default``
+    would then read each line as one field that is not a number, an error, so the guess never
+    changes a file that reads. Otherwise None (``default`` is used, and messages name the
+    separator a field holds, see :func:`separator_hint`).
+
+    >>> guess_separator("a;b\\n0.5;0.25\\n", True, ","), guess_separator("a;b\\n0,5;0,25\\n", True, ",")
+    (';', None)
+    """
+    lines = text.splitlines()
+    if not complete:
+        lines = lines[:-1]  # the last line may be cut
+    lines = [x for x in lines if x.strip()][:200]
+    if not lines or any(default in x or '"' in x for x in lines):
+        return None
+    found = [
+        c
+        for c in _GUESSED
+        if c != default
+        and len({x.count(c) for x in lines}) == 1
+        and c in lines[0]
+        and all(f.strip() for x in lines for f in x.split(c))
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def separator_hint(field: str, sep: str) -> str:
+    """A hint for a field that is not a number: it holds another separator than ``sep``, or a
+    decimal comma; else ''.
+
+    >>> separator_hint("0.3;0.8", ",")
+    " (fields separated by ';'? pass --delimiter ';')"
+    """
+    f = str(field).strip()
+    hints = []
+    decimal = _DECIMAL_COMMA.fullmatch(f) is not None
+    if decimal:
+        hints.append("a decimal comma? write numbers with a decimal point")
+    for c, name, arg in _SEPARATORS:
+        if c != sep and c in f and not (c == "," and decimal and sep == ";"):
+            hints.append(f"fields separated by {name}? pass --delimiter {arg}")
+            break
+    return f" ({'; '.join(hints)})" if hints else ""
+
+
 def _first_bad(bad):
     """(row, column) of the first True of the 2-D ``bad`` in row-major order."""
     i, j = np.unravel_index(int(np.argmax(bad.reshape(-1))), bad.shape)
@@ -103,6 +160,7 @@ class Table:
         # a zip holding an .npy is an .npz archive, which np.load recognises and refuses
         self.content = open_input(self.path, zip_is_compression=self.fmt != ".npy")
         self.sep = "," if self.fmt == ".csv" else "\t"
+        self.sep_given = delimiter is not None
         if delimiter is not None:
             self.sep = delimiter
         self.n_rows = None
@@ -213,7 +271,9 @@ class Table:
     def _open_csv(self, header, header_names, hint):
         import pandas as pd
 
-        self.encoding, _, _ = text_head(self.content)
+        self.encoding, head, complete = text_head(self.content)
+        if not self.sep_given:
+            self.sep = guess_separator(head, complete, self.sep) or self.sep
         first = self._record(0)
         if first is None:
             try:
@@ -224,6 +284,8 @@ class Table:
             raise DataError(f"{self.label}: line 1 is blank: the file must start with its header or its first row")
         fields = [x.strip() for x in first]
         m = len(fields)
+        # one field on the first line: if it holds ';' (say), longer rows are likely ';'-separated too
+        self._ragged_hint = separator_hint(fields[0], self.sep) if m == 1 else ""
         if header == "auto":
             self.has_header = self._guess_header(fields, header_names, hint)
         else:
@@ -241,7 +303,9 @@ class Table:
             # pandas would take the extra fields of a longer first row for a row index: count them
             row1 = self._record(1)
             if row1 is not None and len(row1) > m:
-                raise DataError(f"{self.label}: row 1: {len(row1)} values, expected {m} (ragged row)")
+                raise DataError(
+                    f"{self.label}: row 1: {len(row1)} values, expected {m} (ragged row){self._ragged_hint}"
+                )
 
     def _guess_header(self, fields, header_names, hint):
         m = len(fields)
@@ -261,6 +325,7 @@ class Table:
             j = text[0]
             raise DataError(
                 f"{self.label}: row 1: column {j + 1}: {show(fields[j])} is not a number, but the row holds numbers"
+                + separator_hint(fields[j], self.sep)
             )
         return False
 
@@ -270,7 +335,9 @@ class Table:
         if fields is None:
             return DataError(f"{self.label}: row {row}: empty line")
         if len(fields) != len(self.names):
-            return DataError(f"{self.label}: row {row}: {len(fields)} values, expected {len(self.names)} (ragged row)")
+            return DataError(
+                f"{self.label}: row {row}: {len(fields)} values, expected {len(self.names)} (ragged row){self._ragged_hint}"
+            )
         return None
 
     def _pieces(self, rows, dtype):
@@ -308,7 +375,9 @@ class Table:
                                 index_col=False,
                                 dtype=dtype,
                             )
-                    error = DataError(f"{self.label}: row {row}: {found[3]} values, expected {m} (ragged row)")
+                    error = DataError(
+                        f"{self.label}: row {row}: {found[3]} values, expected {m} (ragged row){self._ragged_hint}"
+                    )
                     yield offset, before, error
                     return
                 yield offset, df, None
@@ -402,7 +471,7 @@ class Table:
                     raise error
         where = f"{self.label}: row {row}: column {self.names[j]!r}"
         if np.isnan(a[i, j]) and texts is not None and not _is_missing(texts[i][j]):
-            raise DataError(f"{where}: {show(texts[i][j])} is not a number")
+            raise DataError(f"{where}: {show(texts[i][j])} is not a number{separator_hint(texts[i][j], self.sep)}")
         error = bad_value(where, a[i, j], kind, self._text(a, i, j, row, texts))
         if row == 1 and self.array is None and not self.has_header and self.header_guessed and not np.isnan(a[i, j]):
             error = DataError(f"{error} (if row 1 is a header, pass --header yes)")
