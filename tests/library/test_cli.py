@@ -251,6 +251,7 @@ def test_evaluate_bootstrap_is_seeded_and_matches_a_direct_resampling(tmp_path):
 def _bad(tmp_path, capsys, args, code=1):
     """Run, check the exit code, a single stderr line, and that no output file was left."""
     out = tmp_path / "out" / "H.csv"
+    out.parent.mkdir(exist_ok=True)
     assert run(*args, "-o", out) == code
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
@@ -932,3 +933,51 @@ def test_a_bad_number_beside_a_short_row_is_shown_as_written(tmp_path, capsys):
     assert err == (
         f"fmeasure: {tmp_path / 'S.tsv'}: row 1: column 'y1': value 2 is not 0 or 1 (if row 1 is a header, pass --header yes)"
     )
+
+
+# ------------------------------------------------------------------------------ the output file
+
+
+def _tree(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("target", ["missing/H.csv", "missing/deeper/H.csv"])
+def test_an_output_in_a_folder_that_does_not_exist_is_refused(tmp_path, capsys, target):
+    (tmp_path / "P.csv").write_text("a,b\n0.3,0.8\n")
+    (tmp_path / "Y.csv").write_text("a,b\n0,1\n")
+    folder = str(Path(target).parent)
+    for cmd in (["predict", "--marginals", "P.csv"], ["evaluate", "--true", "Y.csv", "--pred", "Y.csv"]):
+        for data in ("P.csv", "Bad.csv"):  # a run that would succeed, and one that fails on its data
+            (tmp_path / "Bad.csv").write_text("a,b\n0.3,1.5\n")
+            args = [str(tmp_path / x) if x.endswith(".csv") else x for x in cmd]
+            if data == "Bad.csv":
+                args = [a.replace("P.csv", "Bad.csv").replace("Y.csv", "Bad.csv") for a in args]
+            out = tmp_path / target
+            assert run(*args, "-o", out) == 2
+            err = capsys.readouterr().err.strip()
+            assert err == f"fmeasure {cmd[0]}: error: -o {out}: no such directory {tmp_path / folder}: create it first"
+            assert _tree(tmp_path) == ["Bad.csv", "P.csv", "Y.csv"]
+
+
+def test_an_output_named_as_a_folder_or_as_an_input_is_refused(tmp_path, capsys):
+    (tmp_path / "P.csv").write_text("a,b\n0.3,0.8\n")
+    (tmp_path / "Y.csv").write_text("a,b\n0,1\n")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "P.csv")
+    before = (tmp_path / "P.csv").read_text()
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", f"{tmp_path}/new/") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"fmeasure predict: error: -o {tmp_path}/new/: names a directory, expected a file name"
+    cases = [
+        (["predict", "--marginals", tmp_path / "P.csv"], tmp_path / "P.csv", "--marginals"),
+        (["predict", "--marginals", tmp_path / "P.csv"], tmp_path / "." / "link.csv", "--marginals"),
+        (["predict", "--samples", tmp_path / "Y.csv", "--samples-per-instance", 1], tmp_path / "Y.csv", "--samples"),
+        (["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "P.csv"], tmp_path / "Y.csv", "--true"),
+        (["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "P.csv"], tmp_path / "link.csv", "--pred"),
+    ]
+    for args, out, flag in cases:
+        assert run(*args, "-o", out) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"fmeasure {args[0]}: error: -o {out}: is the input {flag}: write the output to another file"
+    assert (tmp_path / "P.csv").read_text() == before
+    assert _tree(tmp_path) == ["P.csv", "Y.csv", "link.csv"]

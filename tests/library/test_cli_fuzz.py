@@ -418,6 +418,7 @@ def folder():
 
 def run(argv, tmp: Path, output=True) -> Result:
     out_path = tmp / "out" / "H.csv"
+    out_path.parent.mkdir(exist_ok=True)
     args = [str(a) for a in argv] + (["-o", str(out_path)] if output else [])
     out, err = io.StringIO(), io.StringIO()
     with (

@@ -30,12 +30,13 @@ largest label count in the samples). ``evaluate`` keeps four floats per instance
 bootstrap.
 
 Exit codes: 0 success; 2 usage error (bad or missing arguments, an input file that does not
-exist or cannot be read, an unknown suffix, an output that cannot be written); 1 bad data. Bad data gets one line on
-stderr naming the file, the row (1-based, the header not counted, blank lines counted) and the
-problem, e.g. ``fmeasure: P.csv: row 17: column 'y3': probability 1.3 outside [0, 1]``; the row
-named is the first bad one. An output file given with ``-o`` is written under a temporary name
-beside it and renamed when everything succeeded, so a failed run leaves no file behind (on stdout,
-the rows before the bad one have been printed).
+exist or cannot be read, an unknown suffix, an output that cannot be written); 1 bad data. Bad
+data gets one line on stderr naming the file, the row (1-based, the header not counted, blank
+lines counted) and the problem, e.g. ``fmeasure: P.csv: row 17: column 'y3': probability 1.3
+outside [0, 1]``; the row named is the first bad one. An output file given with ``-o`` is written
+under a temporary name beside it and renamed when everything succeeded, so a failed run leaves
+no file behind (on stdout, the rows before the bad one have been printed); its folder must exist
+(none is created), and it must not be one of the inputs.
 
 The code: ``_files`` (opening a file: its compression, content that is not text), ``_read``
 (CSV and ``.npy`` through one reader, the header rule, ``.npz`` samples), ``_write``

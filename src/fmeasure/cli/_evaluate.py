@@ -95,7 +95,7 @@ def cmd_evaluate(args) -> int:
         raise UsageError("--n-boot must be at least 1")
     if not 0.0 < args.confidence < 1.0:
         raise UsageError("--confidence must lie strictly between 0 and 1")
-    check_output(args.output)
+    check_output(args.output, [("--true", args.true), ("--pred", args.pred)])
     true = Table(args.true, args.header, delimiter=args.delimiter)
     pred = Table(args.pred, "auto", header_names=("expected_f",), header_hint="give the file a header row")
     kind, cols = pred_layout(pred, true)

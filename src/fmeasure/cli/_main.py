@@ -126,7 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--samples-per-instance", type=_positive_int, metavar="K", help="k, for an (n * k, m) layout of --samples"
     )
-    p.add_argument("-o", "--output", metavar="H.csv", help="output CSV (default: standard output)")
+    p.add_argument(
+        "-o", "--output", metavar="H.csv", help="output CSV, in an existing folder (default: standard output)"
+    )
     p.add_argument(
         "--format",
         choices=["binary", "indices", "names"],
@@ -154,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=1.0,
         help="Jaccard index of an empty prediction for an empty truth (default 1, as F(0, 0) = 1)",
     )
-    e.add_argument("-o", "--output", metavar="scores.csv", help="also write the table as CSV")
+    e.add_argument("-o", "--output", metavar="scores.csv", help="also write the table as CSV (in an existing folder)")
     return parser
 
 

@@ -83,7 +83,7 @@ def sample_source(args):
 def cmd_predict(args) -> int:
     from fmeasure.inference import fm, gfm_from_samples
 
-    check_output(args.output)
+    check_output(args.output, [("--marginals", args.marginals), ("--samples", args.samples)])
     if args.marginals is not None:
         if args.samples_per_instance is not None:
             raise UsageError("--samples-per-instance goes with --samples, not --marginals")

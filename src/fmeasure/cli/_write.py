@@ -4,6 +4,7 @@ renamed into place only when the run succeeded, and the progress bar."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -48,10 +49,26 @@ class PredictionWriter:
             self.write(np.zeros((0, len(self.names)), np.int8), np.zeros(0))
 
 
-def check_output(path):
-    """A usage error for an output path that is an existing folder (found before any work)."""
-    if path is not None and str(path) != "-" and Path(path).is_dir():
+def check_output(path, inputs=()):
+    """A usage error, found before any work, for an output path that names a folder, lies in a
+    folder that does not exist (no folder is created, as by ``cp`` or ``sort -o``), or is one of
+    the ``inputs``, pairs (option, path) (the run would replace the file it reads)."""
+    if path is None or str(path) == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
         raise UsageError(f"-o {path}: is a directory, expected a file name")
+    if str(path).endswith(("/", os.sep)):
+        raise UsageError(f"-o {path}: names a directory, expected a file name")
+    folder = target.parent
+    if not folder.is_dir():
+        if folder.exists():
+            raise UsageError(f"-o {path}: {folder} is not a directory")
+        raise UsageError(f"-o {path}: no such directory {folder}: create it first")
+    for option, source in inputs:
+        with contextlib.suppress(OSError, TypeError):  # an input that does not exist is reported later
+            if os.path.samefile(target, source):
+                raise UsageError(f"-o {path}: is the input {option}: write the output to another file")
 
 
 @contextlib.contextmanager
