@@ -981,3 +981,37 @@ def test_an_output_named_as_a_folder_or_as_an_input_is_refused(tmp_path, capsys)
         assert err == f"fmeasure {args[0]}: error: -o {out}: is the input {flag}: write the output to another file"
     assert (tmp_path / "P.csv").read_text() == before
     assert _tree(tmp_path) == ["P.csv", "Y.csv", "link.csv"]
+
+
+# ------------------------------------------------------------------------------ more files people have
+
+
+@pytest.mark.parametrize(
+    "text, chunk, message",
+    [
+        ('a,b\n0.3,0.8\n0.1,0.2\n"0.3,0.8\n0.1,0.2\n', [], 'line 4: a quote (") that is never closed'),
+        ('a,b\n0.3,0.8\n0.1,0.2\n"0.3,0.8\n0.1,0.2\n', ["--chunksize", 1], 'line 4: a quote (") that is never closed'),
+        ('a,"b\n"",0.3\n', [], 'line 1: a quote (") that is never closed'),
+    ],
+)
+def test_a_quote_never_closed_names_its_line(tmp_path, capsys, text, chunk, message):
+    (tmp_path / "P.csv").write_text(text)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv", *chunk])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: {message}"
+
+
+@pytest.mark.parametrize("text", ["\t\t\n", " \t \n\n"])
+def test_a_line_of_tabs_is_blank(tmp_path, capsys, text):
+    (tmp_path / "P.csv").write_text(text)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: empty file"
+    (tmp_path / "Q.csv").write_text("a,b\n0.3,0.8\n" + text)
+    assert run("predict", "--marginals", tmp_path / "Q.csv", "-o", tmp_path / "H.csv") == 0
+
+
+def test_a_pipe_is_refused_not_waited_for(tmp_path, capsys):
+    os.mkfifo(tmp_path / "P.csv")  # reading it would wait for a writer, and the file is read more than once
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
+    assert err == (
+        f"fmeasure predict: error: {tmp_path / 'P.csv'}: not a regular file (a pipe or a device): save the data to a file"
+    )

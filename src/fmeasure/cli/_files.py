@@ -98,6 +98,8 @@ def check_exists(path: Path):
         raise UsageError(f"{path}: no such file")
     if path.is_dir():
         raise UsageError(f"{path}: is a directory, expected a file")
+    if not path.is_file():  # reading would wait for a writer, and a table is read more than once
+        raise UsageError(f"{path}: not a regular file (a pipe or a device): save the data to a file")
 
 
 def open_input(path, zip_is_compression: bool = True) -> Content:

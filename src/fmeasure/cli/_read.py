@@ -120,6 +120,32 @@ def separator_hint(field: str, sep: str) -> str:
     return f" ({'; '.join(hints)})" if hints else ""
 
 
+def unclosed_quote_line(content, encoding: str, sep: str) -> int | None:
+    """The line (1-based) where a quoted field opens that the file never closes, read as pandas
+    reads quotes: one opens a field only at its start, "" inside is a quote. None if there is none.
+    One pass over the file, made when pandas stopped at the end of the file inside a quote."""
+    inside, opened, n = False, None, 0
+    with content.open() as raw:
+        # newline="": \r, \n and \r\n end lines, and are kept, as in the file
+        for n, line in enumerate(io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline=""), 1):
+            i, start = 0, True  # start: at the start of a field (spaces skipped)
+            while i < len(line):
+                c = line[i]
+                if inside:
+                    if c == '"' and line[i + 1 : i + 2] == '"':
+                        i += 1
+                    elif c == '"':
+                        inside = False
+                elif c == '"' and start:
+                    inside, opened = True, n
+                elif c == sep:
+                    start = True
+                elif c != " ":
+                    start = False
+                i += 1
+    return opened if inside else None
+
+
 def _first_bad(bad):
     """(row, column) of the first True of the 2-D ``bad`` in row-major order."""
     i, j = np.unravel_index(int(np.argmax(bad.reshape(-1))), bad.shape)
@@ -250,10 +276,16 @@ class Table:
             error = first_undecodable(self.content, self.encoding)
             raise error or DataError(f"{self.label}: not {self.encoding} text") from None
         except (ValueError, EOFError, *DECOMPRESSION_ERRORS, Warning) as exc:
-            text = str(exc).strip().splitlines()
-            raise DataError(
-                f"{self.label}: not a readable text table ({text[-1] if text else type(exc).__name__})"
-            ) from None
+            raise self._unreadable(exc) from None
+
+    def _unreadable(self, exc):
+        """The DataError for what pandas could not parse: a quote never closed names its line."""
+        if "EOF inside string" in str(exc):
+            line = unclosed_quote_line(self.content, self.encoding, self.sep)
+            if line is not None:
+                return DataError(f'{self.label}: line {line}: a quote (") that is never closed')
+        text = str(exc).strip().splitlines()
+        return DataError(f"{self.label}: not a readable text table ({text[-1] if text else type(exc).__name__})")
 
     def _record(self, index):
         """Fields of record ``index`` (0-based, the header and blank lines counted) as text, or
@@ -266,7 +298,9 @@ class Table:
         except pd.errors.EmptyDataError:
             return None
         fields = [str(x) for x in df.iloc[0]] if len(df) else None
-        return None if fields == [""] else fields  # a line of spaces (or "") is blank too
+        if fields is not None and len(fields) == 1 and not fields[0].strip():
+            return None  # a line of spaces or tabs (or "") is blank too
+        return fields
 
     def _open_csv(self, header, header_names, hint):
         import pandas as pd
@@ -362,8 +396,7 @@ class Table:
                 except pd.errors.ParserError as exc:
                     found = _RAGGED.search(str(exc))
                     if found is None:
-                        text = str(exc).strip().splitlines()
-                        raise DataError(f"{self.label}: not a readable text table ({text[-1]})") from None
+                        raise self._unreadable(exc) from None
                     row = int(found[2]) - self.skip
                     before = None
                     if row - 1 > offset:
@@ -507,13 +540,13 @@ class Table:
 
 
 def blank_rows(df):
-    """Boolean (r,): rows whose every field is empty."""
+    """Boolean (r,): rows whose every field is empty (or white space)."""
     blank = np.ones(len(df), dtype=bool)
     for name in df.columns:
         col = df[name]
         if col.dtype.kind in "fiub":
             return np.zeros(len(df), dtype=bool)
-        blank &= (col == "").to_numpy(dtype=bool, na_value=False)
+        blank &= (col.str.strip() == "").to_numpy(dtype=bool, na_value=False)  # spaces, tabs
     return blank
 
 
