@@ -8,7 +8,7 @@ import numpy as np
 
 from fmeasure.cli._common import EXIT_OK, DataError, UsageError, chunk_rows
 from fmeasure.cli._files import check_exists
-from fmeasure.cli._read import Table, load_sparse_samples, suffixes
+from fmeasure.cli._read import Table, format_suffix, load_sparse_samples
 from fmeasure.cli._write import PredictionWriter, check_output, open_output, progress
 
 
@@ -16,7 +16,7 @@ def sample_source(args):
     """(names, k, n or None, iterator of (offset_instances, int8 (c, k, m)), Table or None) for --samples."""
     path = Path(args.samples)
     check_exists(path)
-    fmt = suffixes(path)[0]
+    fmt = format_suffix(path)
     k = args.samples_per_instance
     label = str(path)
     allow = (".csv", ".tsv", ".tab", ".npy", ".npz")

@@ -31,12 +31,13 @@ _KINDS = {
 _RAGGED = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
-def suffixes(path: Path):
-    """(format suffix, compression suffix or '') of ``path``: ``P.csv.gz`` -> ('.csv', '.gz')."""
+def format_suffix(path: Path) -> str:
+    """The suffix that names the format of ``path``, after a compression suffix if any:
+    ``P.csv.gz`` -> '.csv' (whether the content is compressed, its first bytes say)."""
     sfx = [s.lower() for s in path.suffixes]
-    comp = sfx[-1] if sfx and sfx[-1] in _COMPRESSED else ""
-    rest = sfx[:-1] if comp else sfx
-    return (rest[-1] if rest else ""), comp
+    if sfx and sfx[-1] in _COMPRESSED:
+        sfx = sfx[:-1]
+    return sfx[-1] if sfx else ""
 
 
 def _is_number(text: str) -> bool:
@@ -124,7 +125,7 @@ def unclosed_quote_line(content, encoding: str, sep: str) -> int | None:
     """The line (1-based) where a quoted field opens that the file never closes, read as pandas
     reads quotes: one opens a field only at its start, "" inside is a quote. None if there is none.
     One pass over the file, made when pandas stopped at the end of the file inside a quote."""
-    inside, opened, n = False, None, 0
+    inside, opened = False, None
     with content.open() as raw:
         # newline="": \r, \n and \r\n end lines, and are kept, as in the file
         for n, line in enumerate(io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline=""), 1):
@@ -180,7 +181,7 @@ class Table:
         self.path = Path(path)
         self.label = str(path)
         check_exists(self.path)
-        self.fmt = suffixes(self.path)[0]
+        self.fmt = format_suffix(self.path)
         if self.fmt not in allow:
             raise UsageError(f"{self.label}: unknown file type, expected one of {', '.join(allow)}")
         # a zip holding an .npy is an .npz archive, which np.load recognises and refuses
@@ -274,7 +275,8 @@ class Table:
             raise
         except UnicodeDecodeError:  # pandas names a position in its buffer: find the line
             error = first_undecodable(self.content, self.encoding)
-            raise error or DataError(f"{self.label}: not {self.encoding} text") from None
+            name = "UTF-16" if self.encoding == "utf-16" else "UTF-8"
+            raise error or DataError(f"{self.label}: not {name} text: save the file as UTF-8") from None
         except (ValueError, EOFError, *DECOMPRESSION_ERRORS, Warning) as exc:
             raise self._unreadable(exc) from None
 
