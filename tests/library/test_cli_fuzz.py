@@ -1,10 +1,10 @@
 """Fuzzing the ``fmeasure`` command: every generated input is answered correctly or refused in one line.
 
-Hypothesis writes files of every kind the command reads (CSV, TSV, compressed CSV, ``.npy``,
-sparse ``.npz``) from records it draws: rows of probabilities or 0/1 samples, headers of names, of
-numbers or of pandas' ``0 .. m-1``, and corruptions (values out of range, NaN and missing values,
-words, short and long rows, blank lines and rows of empty fields, empty files, arrays of the wrong
-shape or dtype). It then runs ``fmeasure.cli.main`` in this process and asserts, for each input,
+Hypothesis writes files of every kind the command reads (CSV, TSV, ';'-separated CSV, UTF-16
+text, ``.npy``, sparse ``.npz``, each sometimes compressed whatever its name says) from records it
+draws: rows of probabilities or 0/1 samples, headers of names, of numbers or of pandas'
+``0 .. m-1``, and corruptions (values out of range, NaN and missing values, words, short and long
+rows, blank lines and rows of empty fields, empty files, arrays of the wrong shape or dtype). It then runs ``fmeasure.cli.main`` in this process and asserts, for each input,
 
 * either exit 0 and predictions that reach the optimum found by enumerating {0,1}^m (under label
   independence for ``--marginals``, under the samples' empirical distribution for ``--samples``),
@@ -90,6 +90,7 @@ class CsvFile:
     final_newline: bool = True
     bom: bool = False
     semicolon: bool = False  # fields separated by ';' (in a file named .csv)
+    utf16: bool = False  # UTF-16 with its byte-order mark (Excel's "Unicode text"), not UTF-8
     pack: str = "name"  # how the bytes are compressed: as the name says, or none/gzip/bz2/xz/zip whatever it says
 
     @property
@@ -107,8 +108,8 @@ class CsvFile:
         return ("\ufeff" if self.bom else "") + body
 
     def write(self, path: Path):
-        note(f"{path.name} ({self.pack}): {self.text()!r}")
-        data = self.text().encode()
+        note(f"{path.name} ({self.pack}{', utf-16' if self.utf16 else ''}): {self.text()!r}")
+        data = self.text().encode("utf-16" if self.utf16 else "utf-8")
         pack = self.pack if self.pack != "name" else path.suffix.lstrip(".")
         if pack in ("gz", "gzip"):
             data = gzip.compress(data)
@@ -253,12 +254,14 @@ def csv_file(draw, kind, m=None, n_max=8, header_style=None, semicolons=False):
     for t in trailing:
         rows.append([Cell("", "", "missing") for _ in range(m)] if t == "empty fields" else t)
     records = ([header] if header is not None else []) + rows
+    utf16 = draw(st.integers(0, 9)) == 0
     return CsvFile(
         _normalised(records, sep),
         suffix=suffix,
         newline=draw(st.sampled_from(["\n", "\n", "\r\n"])),
         final_newline=draw(st.booleans()),
-        bom=draw(st.booleans()) and draw(st.booleans()),
+        bom=not utf16 and draw(st.booleans()) and draw(st.booleans()),
+        utf16=utf16,
         semicolon=semicolon,
         pack=draw(st.sampled_from(["name"] * 5 + ["none", "gzip", "bz2", "xz", "zip"])),
     )
