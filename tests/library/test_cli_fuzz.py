@@ -4,7 +4,8 @@ Hypothesis writes files of every kind the command reads (CSV, TSV, ';'-separated
 text, ``.npy``, sparse ``.npz``, each sometimes compressed whatever its name says) from records it
 draws: rows of probabilities or 0/1 samples, headers of names, of numbers or of pandas'
 ``0 .. m-1``, and corruptions (values out of range, NaN and missing values, words, short and long
-rows, blank lines and rows of empty fields, empty files, arrays of the wrong shape or dtype). It then runs ``fmeasure.cli.main`` in this process and asserts, for each input,
+rows, blank lines and rows of empty fields, empty files, arrays of the wrong shape or dtype). It
+then runs ``fmeasure.cli.main`` in this process and asserts, for each input,
 
 * either exit 0 and predictions that reach the optimum found by enumerating {0,1}^m (under label
   independence for ``--marginals``, under the samples' empirical distribution for ``--samples``),
