@@ -251,6 +251,7 @@ def test_evaluate_bootstrap_is_seeded_and_matches_a_direct_resampling(tmp_path):
 def _bad(tmp_path, capsys, args, code=1):
     """Run, check the exit code, a single stderr line, and that no output file was left."""
     out = tmp_path / "out" / "H.csv"
+    out.parent.mkdir(exist_ok=True)
     assert run(*args, "-o", out) == code
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
@@ -590,6 +591,8 @@ def test_pandas_default_header_of_one_or_two_labels_is_ambiguous(tmp_path, capsy
 
 
 def test_unreadable_npy_and_npz_are_one_line(tmp_path, capsys):
+    import gzip
+
     (tmp_path / "E.npy").write_bytes(b"")  # an empty file
     err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "E.npy"])
     assert err.startswith(f"fmeasure: {tmp_path / 'E.npy'}: not a readable .npy array")
@@ -597,10 +600,18 @@ def test_unreadable_npy_and_npz_are_one_line(tmp_path, capsys):
         np.savez(f, a=np.zeros((2, 2)))
     err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Z.npy"])
     assert err.startswith(f"fmeasure: {tmp_path / 'Z.npy'}: not a readable .npy array")
+    (tmp_path / "G.npy").write_bytes(gzip.compress(b"not an array"))  # compressed, but not an array inside
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "G.npy"])
+    assert err.startswith(f"fmeasure: {tmp_path / 'G.npy'}: not a readable .npy array")
+    (tmp_path / "G.npz").write_bytes(gzip.compress(b"not an archive"))
+    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "G.npz", "--samples-per-instance", 2])
+    assert err.startswith(f"fmeasure: {tmp_path / 'G.npz'}: not a scipy.sparse .npz matrix")
+    # the name's compression suffix is not what decides: a plain .npz named .npz.gz is read as it is
     sp.save_npz(tmp_path / "S.npz", sp.csr_array(np.ones((4, 2))))
     (tmp_path / "S.npz.gz").write_bytes((tmp_path / "S.npz").read_bytes())
-    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.npz.gz", "--samples-per-instance", 2], code=2)
-    assert err.startswith(f"fmeasure predict: error: {tmp_path / 'S.npz.gz'}: unknown file type")
+    assert (
+        run("predict", "--samples", tmp_path / "S.npz.gz", "--samples-per-instance", 2, "-o", tmp_path / "H.csv") == 0
+    )
 
 
 @pytest.mark.parametrize(
@@ -646,3 +657,361 @@ def test_a_number_with_spaces_reads_as_that_number(tmp_path, capsys):
     (tmp_path / "Q.csv").write_text("a,b\n0.25 ,0.5\ninf ,0.5\n")
     err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Q.csv"])
     assert err == f"fmeasure: {tmp_path / 'Q.csv'}: row 2: column 'a': probability inf outside [0, 1]"
+
+
+# ------------------------------------------------------------------------------ messages quote the file
+
+
+@pytest.mark.parametrize(
+    "field, shown",
+    [("1.0000001", "1.0000001"), ("-1e-9", "-1e-9"), ("1e400", "1e400"), ('"1.50"', "1.50"), (" 2.000 ", "2.000")],
+)
+def test_a_bad_value_is_shown_as_the_file_writes_it(tmp_path, capsys, field, shown):
+    # 1.0000001 printed with %g would read "probability 1 outside [0, 1]"
+    (tmp_path / "P.csv").write_text(f"a,b\n0.5,0.5\n0.5,{field}\n")
+    for chunk in ([], ["--chunksize", 1]):
+        err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv", *chunk])
+        assert err == f"fmeasure: {tmp_path / 'P.csv'}: row 2: column 'b': probability {shown} outside [0, 1]"
+    (tmp_path / "Q.csv").write_text(f"a,b\nx,0.5\n0.5,{field}\n")  # a column pandas keeps as text
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Q.csv", "--header", "yes"])
+    assert err == f"fmeasure: {tmp_path / 'Q.csv'}: row 1: column 'a': 'x' is not a number"
+
+
+def test_a_bad_value_of_an_array_is_shown_in_its_own_dtype(tmp_path, capsys):
+    for dtype, shown in [("float64", "1.0000001"), ("float32", "1.0000001")]:
+        np.save(tmp_path / "P.npy", np.array([[0.5, 1.0000001]], dtype=dtype))
+        err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.npy"])
+        assert err == f"fmeasure: {tmp_path / 'P.npy'}: row 1: column 'y2': probability {shown} outside [0, 1]"
+    (tmp_path / "Y.csv").write_text("a,b\n1,0\n")
+    (tmp_path / "H.csv").write_text("a,b\n1,0.9999\n")
+    err = _bad(tmp_path, capsys, ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv"])
+    assert err == f"fmeasure: {tmp_path / 'H.csv'}: row 1: column 'b': value 0.9999 is not 0 or 1"
+    sp.save_npz(tmp_path / "S.npz", sp.csr_array(np.array([[1.0, 0.0], [0.0, 1.0000001]])))
+    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.npz", "--samples-per-instance", 1])
+    assert err == f"fmeasure: {tmp_path / 'S.npz'}: row 2: column 'y2': value 1.0000001 is not 0 or 1"
+
+
+# ------------------------------------------------------------------------------ compressed content, whatever the name
+
+
+def _zstd_frame(data: bytes) -> bytes:
+    """A zstd frame holding ``data`` in one raw (stored) block, written by hand (no zstandard needed)."""
+    assert len(data) < 256
+    block = (1 | (len(data) << 3)).to_bytes(3, "little")  # last block, raw, its size
+    return b"\x28\xb5\x2f\xfd" + bytes([0x20, len(data)]) + block + data  # single segment, 1-byte size
+
+
+@pytest.mark.parametrize("method", ["gzip", "bz2", "xz", "zip", "none"])
+@pytest.mark.parametrize("name", ["P.csv", "P.csv.gz", "P.csv.bz2"])
+def test_compressed_content_is_recognised_by_its_first_bytes(tmp_path, method, name):
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    text = b"a,b\n0.3,0.8\n0.9,0.45\n"
+    path = tmp_path / name
+    if method == "zip":
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("P.csv", text)
+    else:
+        pack = {"gzip": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress, "none": bytes}[method]
+        path.write_bytes(pack(text))
+    assert run("predict", "--marginals", path, "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "a,b,expected_f\n0,1,0.72\n1,0,0.765\n"
+
+
+def test_compressed_npy_and_npz_are_read_whatever_the_name(tmp_path, capsys, probs):
+    import gzip
+    import lzma
+
+    np.save(tmp_path / "P.npy", probs)
+    assert run("predict", "--marginals", tmp_path / "P.npy", "-o", tmp_path / "want.csv") == 0
+    raw = (tmp_path / "P.npy").read_bytes()
+    for name, data in [("G.npy", gzip.compress(raw)), ("G.npy.gz", gzip.compress(raw)), ("X.npy", lzma.compress(raw))]:
+        (tmp_path / name).write_bytes(data)
+        for chunk in ([], ["--chunksize", 7]):
+            assert run("predict", "--marginals", tmp_path / name, *chunk, "-o", tmp_path / "H.csv") == 0, name
+            assert (tmp_path / "H.csv").read_text() == (tmp_path / "want.csv").read_text()
+    # a Fortran-ordered array, and a bad value found while streaming
+    np.save(tmp_path / "F.npy", np.asfortranarray(probs))
+    (tmp_path / "F.npy").write_bytes(gzip.compress((tmp_path / "F.npy").read_bytes()))
+    assert run("predict", "--marginals", tmp_path / "F.npy", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == (tmp_path / "want.csv").read_text()
+    bad = probs.copy()
+    bad[33, 1] = 1.5
+    np.save(tmp_path / "B.npy", bad)
+    (tmp_path / "B.npy").write_bytes(gzip.compress((tmp_path / "B.npy").read_bytes()))
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "B.npy", "--chunksize", 5])
+    assert err == f"fmeasure: {tmp_path / 'B.npy'}: row 34: column 'y2': probability 1.5 outside [0, 1]"
+    # a compressed file cut short
+    (tmp_path / "T.npy").write_bytes(gzip.compress(raw)[:-200])
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "T.npy"])
+    assert err.startswith(f"fmeasure: {tmp_path / 'T.npy'}: not a readable .npy array (gzip content"), err
+    # samples: a 3-D array and a sparse .npz, each gzipped
+    S = (np.random.default_rng(0).random((6, 4, 3)) < 0.4).astype(np.int8)
+    np.save(tmp_path / "S.npy", S)
+    (tmp_path / "S.npy").write_bytes(gzip.compress((tmp_path / "S.npy").read_bytes()))
+    sp.save_npz(tmp_path / "S.npz", sp.csr_array(S.reshape(24, 3)))
+    (tmp_path / "S.npz.gz").write_bytes(gzip.compress((tmp_path / "S.npz").read_bytes()))
+    assert run("predict", "--samples", tmp_path / "S.npy", "--chunksize", 4, "-o", tmp_path / "a.csv") == 0
+    k = ["--samples-per-instance", 4]
+    assert run("predict", "--samples", tmp_path / "S.npz.gz", *k, "-o", tmp_path / "b.csv") == 0
+    assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
+
+
+def test_zstd_content(tmp_path, capsys):
+    (tmp_path / "P.csv").write_bytes(_zstd_frame(b"a,b\n0.3,0.8\n"))
+    try:
+        import zstandard  # noqa: F401
+    except ImportError:
+        err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
+        assert err == (
+            f"fmeasure predict: error: {tmp_path / 'P.csv'}: zstd-compressed content: "
+            "reading it needs the zstandard package (pip install zstandard)"
+        )
+        return
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "a,b,expected_f\n0,1,0.72\n"
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\x93NUMPY\x01\x00v\x00{'descr': '<f8'", "a .npy array, not text: name it .npy"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(100), "an Excel workbook, not text: save it as CSV"),
+        (b"PAR1\x15\x04", "a Parquet file, not text: save it as CSV"),
+        (b"a,b\n0.5,\x000.5\n", "line 2: a NUL byte: binary content, not a text table"),
+        ("a,caf\xe9\n0.5,0.5\n".encode("latin-1"), "line 1: not UTF-8 text (byte 0xe9): save the file as UTF-8"),
+        (
+            b"a,b\n" + b"0.5,0.5\n" * 20000 + b"0.5,\xe90.5\n",
+            "line 20002: not UTF-8 text (byte 0xe9): save the file as UTF-8",
+        ),
+    ],
+)
+def test_content_that_is_not_a_text_table(tmp_path, capsys, content, message):
+    (tmp_path / "P.csv").write_bytes(content)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: {message}"
+
+
+def test_utf16_text_and_an_excel_workbook_in_a_zip(tmp_path, capsys):
+    import zipfile
+
+    (tmp_path / "P.csv").write_bytes("cat,dog\r\n0.3,0.8\r\n".encode("utf-16"))  # with its byte-order mark
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "cat,dog,expected_f\n0,1,0.72\n"
+    with zipfile.ZipFile(tmp_path / "W.csv", "w") as z:  # what an .xlsx is
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/workbook.xml", "<workbook/>")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "W.csv"])
+    assert err == f"fmeasure: {tmp_path / 'W.csv'}: an Excel workbook, not text: save it as CSV"
+    with zipfile.ZipFile(tmp_path / "Z.csv.zip", "w") as z:
+        z.writestr("a.csv", "a\n0.5\n")
+        z.writestr("b.csv", "a\n0.5\n")
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "Z.csv.zip"])
+    assert err == f"fmeasure: {tmp_path / 'Z.csv.zip'}: a zip archive of 2 files: put the CSV alone in it"
+
+
+def test_an_input_that_cannot_be_read_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    import fmeasure.cli._files as files
+
+    (tmp_path / "P.csv").write_text("a\n0.5\n")
+    (tmp_path / "D.csv").mkdir()
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "D.csv"], code=2)
+    assert err == f"fmeasure predict: error: {tmp_path / 'D.csv'}: is a directory, expected a file"
+    if os.geteuid() != 0:  # root reads a file of mode 000
+        (tmp_path / "P.csv").chmod(0)
+        err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
+        assert err == f"fmeasure predict: error: {tmp_path / 'P.csv'}: cannot read (Permission denied)"
+        (tmp_path / "P.csv").chmod(0o644)
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(files, "open", refuse, raising=False)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
+    assert err == f"fmeasure predict: error: {tmp_path / 'P.csv'}: cannot read (Permission denied)"
+
+
+# ------------------------------------------------------------------------------ the field separator
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("a;b\n0.3;0.8\n0.9;0.45\n", "P.csv"),  # Excel's CSV where the comma is the decimal mark
+        ("0.3;0.8\n0.9;0.45\n", "P.csv"),
+        ("a\tb\r\n0.3\t0.8\r\n0.9\t0.45\r\n", "P.csv"),  # tab-separated text named .csv
+        ("a;b\n0.3;0.8\n\n0.9;0.45\n", "P.csv"),  # the blank line is still reported, as for commas
+        ("a;b\n0.3 ; 0.8\n0.9;0.45\n", "P.tsv"),
+    ],
+)
+def test_a_semicolon_or_tab_on_every_line_is_the_separator(tmp_path, capsys, text, name):
+    (tmp_path / name).write_text(text)
+    code = run("predict", "--marginals", tmp_path / name, "-o", tmp_path / "H.csv")
+    if "\n\n" in text:
+        assert code == 1 and capsys.readouterr().err.strip().endswith(f"{name}: row 2: empty line")
+        return
+    assert code == 0, capsys.readouterr().err
+    names = "a,b" if text.startswith("a") else "y1,y2"
+    assert (tmp_path / "H.csv").read_text() == f"{names},expected_f\n0,1,0.72\n1,0,0.765\n"
+
+
+@pytest.mark.parametrize(
+    "text, options, message",
+    [
+        # quotes: the separator is not guessed, but named
+        (
+            '"a";"b"\n0.3;0.8\n',
+            [],
+            "row 1: column 'a;\"b\"': '0.3;0.8' is not a number (fields separated by ';'? pass --delimiter ';')",
+        ),
+        # the fields hold decimal commas, so commas split them: the first row mixes numbers and text
+        (
+            "0,3;0,8\n0,9;0,45\n",
+            [],
+            "row 1: column 2: '3;0' is not a number, but the row holds numbers (fields separated by ';'? pass --delimiter ';')",
+        ),
+        (
+            "a;b\n0,3;0,8\n",
+            [],
+            "row 1: 3 values, expected 1 (ragged row) (fields separated by ';'? pass --delimiter ';')",
+        ),
+        (
+            "a;b\n0,3;0,8\n",
+            ["--delimiter", ";"],
+            "row 1: column 'a': '0,3' is not a number (a decimal comma? write numbers with a decimal point)",
+        ),
+        (
+            "a,b\n0.3,0.8\n",
+            ["--delimiter", ";"],
+            "row 1: column 'a,b': '0.3,0.8' is not a number (fields separated by ','? pass --delimiter ',')",
+        ),
+        (
+            "a,b\n0.3,0.8\n",
+            ["--delimiter", "tab"],
+            "row 1: column 'a,b': '0.3,0.8' is not a number (fields separated by ','? pass --delimiter ',')",
+        ),
+        (
+            'a;b\n0.3;"0.8\t0.1"\n',
+            ["--delimiter", ";"],
+            "row 1: column 'b': '0.8\\t0.1' is not a number (fields separated by tabs? pass --delimiter tab)",
+        ),
+        # a ragged ';' file: no guess, as for commas
+        (
+            "a;b\n0.3;0.8\n0.9;0.45;0.1\n",
+            [],
+            "row 1: column 'a;b': '0.3;0.8' is not a number (fields separated by ';'? pass --delimiter ';')",
+        ),
+    ],
+)
+def test_another_separator_is_named_in_the_message(tmp_path, capsys, text, options, message):
+    (tmp_path / "P.csv").write_text(text)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv", *options])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: {message}"
+
+
+def test_a_separator_is_not_guessed_where_commas_would_read(tmp_path):
+    # a single column with a tab after each value reads with commas: the tab is not a separator
+    (tmp_path / "P.csv").write_text("a\t\n0.3\t\n0.8\t\n")
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
+    assert (tmp_path / "H.csv").read_text() == "a,expected_f\n0,0.7\n1,0.8\n"
+    # evaluate guesses for both files; --delimiter is used as given
+    (tmp_path / "Y.csv").write_text("a;b\n1;0\n0;1\n")
+    (tmp_path / "H.csv").write_text("a\tb\n1\t0\n0\t0\n")
+    args = ["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "H.csv", "--n-boot", 10]
+    assert run(*args, "-o", tmp_path / "s.csv") == 0
+    assert pd.read_csv(tmp_path / "s.csv").set_index("measure").loc["f", "value"] == pytest.approx(0.5)
+    assert run(*args, "--delimiter", ",") == 1
+
+
+def test_a_bad_number_beside_a_short_row_is_shown_as_written(tmp_path, capsys):
+    # the short row turns the other columns to text, while pandas parsed this one: 2, not 2.0
+    (tmp_path / "S.tsv").write_text("2\t0.0\t0.0\n0.0\n")
+    err = _bad(tmp_path, capsys, ["predict", "--samples", tmp_path / "S.tsv", "--samples-per-instance", 1])
+    assert err == (
+        f"fmeasure: {tmp_path / 'S.tsv'}: row 1: column 'y1': value 2 is not 0 or 1 (if row 1 is a header, pass --header yes)"
+    )
+
+
+# ------------------------------------------------------------------------------ the output file
+
+
+def _tree(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("target", ["missing/H.csv", "missing/deeper/H.csv"])
+def test_an_output_in_a_folder_that_does_not_exist_is_refused(tmp_path, capsys, target):
+    (tmp_path / "P.csv").write_text("a,b\n0.3,0.8\n")
+    (tmp_path / "Y.csv").write_text("a,b\n0,1\n")
+    folder = str(Path(target).parent)
+    for cmd in (["predict", "--marginals", "P.csv"], ["evaluate", "--true", "Y.csv", "--pred", "Y.csv"]):
+        for data in ("P.csv", "Bad.csv"):  # a run that would succeed, and one that fails on its data
+            (tmp_path / "Bad.csv").write_text("a,b\n0.3,1.5\n")
+            args = [str(tmp_path / x) if x.endswith(".csv") else x for x in cmd]
+            if data == "Bad.csv":
+                args = [a.replace("P.csv", "Bad.csv").replace("Y.csv", "Bad.csv") for a in args]
+            out = tmp_path / target
+            assert run(*args, "-o", out) == 2
+            err = capsys.readouterr().err.strip()
+            assert err == f"fmeasure {cmd[0]}: error: -o {out}: no such directory {tmp_path / folder}: create it first"
+            assert _tree(tmp_path) == ["Bad.csv", "P.csv", "Y.csv"]
+
+
+def test_an_output_named_as_a_folder_or_as_an_input_is_refused(tmp_path, capsys):
+    (tmp_path / "P.csv").write_text("a,b\n0.3,0.8\n")
+    (tmp_path / "Y.csv").write_text("a,b\n0,1\n")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "P.csv")
+    before = (tmp_path / "P.csv").read_text()
+    assert run("predict", "--marginals", tmp_path / "P.csv", "-o", f"{tmp_path}/new/") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"fmeasure predict: error: -o {tmp_path}/new/: names a directory, expected a file name"
+    cases = [
+        (["predict", "--marginals", tmp_path / "P.csv"], tmp_path / "P.csv", "--marginals"),
+        (["predict", "--marginals", tmp_path / "P.csv"], tmp_path / "." / "link.csv", "--marginals"),
+        (["predict", "--samples", tmp_path / "Y.csv", "--samples-per-instance", 1], tmp_path / "Y.csv", "--samples"),
+        (["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "P.csv"], tmp_path / "Y.csv", "--true"),
+        (["evaluate", "--true", tmp_path / "Y.csv", "--pred", tmp_path / "P.csv"], tmp_path / "link.csv", "--pred"),
+    ]
+    for args, out, flag in cases:
+        assert run(*args, "-o", out) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"fmeasure {args[0]}: error: -o {out}: is the input {flag}: write the output to another file"
+    assert (tmp_path / "P.csv").read_text() == before
+    assert _tree(tmp_path) == ["P.csv", "Y.csv", "link.csv"]
+
+
+# ------------------------------------------------------------------------------ more files people have
+
+
+@pytest.mark.parametrize(
+    "text, chunk, message",
+    [
+        ('a,b\n0.3,0.8\n0.1,0.2\n"0.3,0.8\n0.1,0.2\n', [], 'line 4: a quote (") that is never closed'),
+        ('a,b\n0.3,0.8\n0.1,0.2\n"0.3,0.8\n0.1,0.2\n', ["--chunksize", 1], 'line 4: a quote (") that is never closed'),
+        ('a,"b\n"",0.3\n', [], 'line 1: a quote (") that is never closed'),
+    ],
+)
+def test_a_quote_never_closed_names_its_line(tmp_path, capsys, text, chunk, message):
+    (tmp_path / "P.csv").write_text(text)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv", *chunk])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: {message}"
+
+
+@pytest.mark.parametrize("text", ["\t\t\n", " \t \n\n"])
+def test_a_line_of_tabs_is_blank(tmp_path, capsys, text):
+    (tmp_path / "P.csv").write_text(text)
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"])
+    assert err == f"fmeasure: {tmp_path / 'P.csv'}: empty file"
+    (tmp_path / "Q.csv").write_text("a,b\n0.3,0.8\n" + text)
+    assert run("predict", "--marginals", tmp_path / "Q.csv", "-o", tmp_path / "H.csv") == 0
+
+
+def test_a_pipe_is_refused_not_waited_for(tmp_path, capsys):
+    os.mkfifo(tmp_path / "P.csv")  # reading it would wait for a writer, and the file is read more than once
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
+    assert err == (
+        f"fmeasure predict: error: {tmp_path / 'P.csv'}: not a regular file (a pipe or a device): save the data to a file"
+    )

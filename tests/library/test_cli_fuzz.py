@@ -1,10 +1,11 @@
 """Fuzzing the ``fmeasure`` command: every generated input is answered correctly or refused in one line.
 
-Hypothesis writes files of every kind the command reads (CSV, TSV, compressed CSV, ``.npy``,
-sparse ``.npz``) from records it draws: rows of probabilities or 0/1 samples, headers of names, of
-numbers or of pandas' ``0 .. m-1``, and corruptions (values out of range, NaN and missing values,
-words, short and long rows, blank lines and rows of empty fields, empty files, arrays of the wrong
-shape or dtype). It then runs ``fmeasure.cli.main`` in this process and asserts, for each input,
+Hypothesis writes files of every kind the command reads (CSV, TSV, ';'-separated CSV, UTF-16
+text, ``.npy``, sparse ``.npz``, each sometimes compressed whatever its name says) from records it
+draws: rows of probabilities or 0/1 samples, headers of names, of numbers or of pandas'
+``0 .. m-1``, and corruptions (values out of range, NaN and missing values, words, short and long
+rows, blank lines and rows of empty fields, empty files, arrays of the wrong shape or dtype). It
+then runs ``fmeasure.cli.main`` in this process and asserts, for each input,
 
 * either exit 0 and predictions that reach the optimum found by enumerating {0,1}^m (under label
   independence for ``--marginals``, under the samples' empirical distribution for ``--samples``),
@@ -27,6 +28,7 @@ import contextlib
 import gzip
 import io
 import itertools
+import lzma
 import math
 import os
 import subprocess
@@ -88,10 +90,18 @@ class CsvFile:
     newline: str = "\n"
     final_newline: bool = True
     bom: bool = False
+    semicolon: bool = False  # fields separated by ';' (in a file named .csv)
+    utf16: bool = False  # UTF-16 with its byte-order mark (Excel's "Unicode text"), not UTF-8
+    pack: str = "name"  # how the bytes are compressed: as the name says, or none/gzip/bz2/xz/zip whatever it says
 
     @property
     def sep(self):
-        return "\t" if self.suffix.startswith(".tsv") else ","
+        return ";" if self.semicolon else "\t" if self.suffix.startswith(".tsv") else ","
+
+    def lines(self):
+        """The lines of the file as a reader splits them (a blank last line without its newline is none)."""
+        lines = [r.text if isinstance(r, Blank) else self.sep.join(c.text for c in r) for r in self.records]
+        return lines if self.final_newline or not lines or lines[-1] else lines[:-1]
 
     def text(self):
         lines = [r.text if isinstance(r, Blank) else self.sep.join(c.text for c in r) for r in self.records]
@@ -99,13 +109,16 @@ class CsvFile:
         return ("\ufeff" if self.bom else "") + body
 
     def write(self, path: Path):
-        note(f"{path.name}: {self.text()!r}")
-        data = self.text().encode()
-        if path.name.endswith(".gz"):
+        note(f"{path.name} ({self.pack}{', utf-16' if self.utf16 else ''}): {self.text()!r}")
+        data = self.text().encode("utf-16" if self.utf16 else "utf-8")
+        pack = self.pack if self.pack != "name" else path.suffix.lstrip(".")
+        if pack in ("gz", "gzip"):
             data = gzip.compress(data)
-        elif path.name.endswith(".bz2"):
+        elif pack == "bz2":
             data = bz2.compress(data)
-        elif path.name.endswith(".zip"):
+        elif pack == "xz":
+            data = lzma.compress(data)
+        elif pack == "zip":
             buf = io.BytesIO()
             with zipfile.ZipFile(buf, "w") as z:
                 z.writestr(path.name[: -len(".zip")], data)
@@ -185,7 +198,7 @@ def bad_cell(draw, kind, sep=","):
             st.one_of(
                 st.floats(1.001, 1e6),
                 st.floats(-1e6, -1e-3),
-                st.sampled_from([math.inf, -math.inf, 2.0, -1.0, 1.5]),
+                st.sampled_from([math.inf, -math.inf, 2.0, -1.0, 1.5, 1.0000001, -1e-9]),
             )
         )
     else:
@@ -196,11 +209,13 @@ def bad_cell(draw, kind, sep=","):
 
 
 @st.composite
-def csv_file(draw, kind, m=None, n_max=8, header_style=None):
-    """A CsvFile of rows of ``kind`` values, possibly corrupted."""
+def csv_file(draw, kind, m=None, n_max=8, header_style=None, semicolons=False):
+    """A CsvFile of rows of ``kind`` values, possibly corrupted (with ``semicolons``, sometimes
+    separated by ';')."""
     suffix = draw(st.sampled_from(CSV_SUFFIXES))
-    sep = "\t" if suffix.startswith(".tsv") else ","
     m = draw(st.integers(1, 4)) if m is None else m
+    semicolon = semicolons and suffix == ".csv" and m >= 2 and draw(st.integers(0, 4)) == 0
+    sep = ";" if semicolon else "\t" if suffix.startswith(".tsv") else ","
     n = draw(st.one_of(st.integers(0, n_max), st.integers(0, 40) if n_max >= 8 else st.just(1)))
     rows = [[draw(good_cell(kind)) for _ in range(m)] for _ in range(n)]
     style = header_style or draw(st.sampled_from(["none", "names", "names", "pandas", "numbers", "odd names"]))
@@ -240,12 +255,16 @@ def csv_file(draw, kind, m=None, n_max=8, header_style=None):
     for t in trailing:
         rows.append([Cell("", "", "missing") for _ in range(m)] if t == "empty fields" else t)
     records = ([header] if header is not None else []) + rows
+    utf16 = draw(st.integers(0, 9)) == 0
     return CsvFile(
         _normalised(records, sep),
         suffix=suffix,
         newline=draw(st.sampled_from(["\n", "\n", "\r\n"])),
         final_newline=draw(st.booleans()),
-        bom=draw(st.booleans()) and draw(st.booleans()),
+        bom=not utf16 and draw(st.booleans()) and draw(st.booleans()),
+        utf16=utf16,
+        semicolon=semicolon,
+        pack=draw(st.sampled_from(["name"] * 5 + ["none", "gzip", "bz2", "xz", "zip"])),
     )
 
 
@@ -265,6 +284,19 @@ class Expect:
     values: np.ndarray | None = None
 
 
+def semicolon_guessed(f: CsvFile):
+    """Whether the command takes ';' for the separator of ``f`` (docs/cli.md, 'The separator'):
+    every non-blank line holds it equally often, and none holds a comma, a quote or an empty field."""
+    lines = [x for x in f.lines() if x.strip()]
+    return (
+        bool(lines)
+        and not any("," in x or '"' in x for x in lines)
+        and len({x.count(";") for x in lines}) == 1
+        and ";" in lines[0]
+        and all(part.strip() for x in lines for part in x.split(";"))
+    )
+
+
 def _is_blank(r):
     """A blank line: ignored at the end of a file."""
     return isinstance(r, Blank)
@@ -279,8 +311,9 @@ def _valid(kind, v):
     return 0.0 <= v <= 1.0 if kind == "probability" else v in (0.0, 1.0)
 
 
-def _describe(kind, v):
-    return f"probability {v:g} outside [0, 1]" if kind == "probability" else f"value {v:g} is not 0 or 1"
+def _describe(kind, text):
+    """A bad value, quoted as the file writes it: its field, or for an array its value in its dtype."""
+    return f"probability {text} outside [0, 1]" if kind == "probability" else f"value {text} is not 0 or 1"
 
 
 def expect_csv(f: CsvFile, flag, kind, hint=HINT, header_names=(), writer_names=True):
@@ -350,7 +383,7 @@ def expect_csv(f: CsvFile, flag, kind, hint=HINT, header_names=(), writer_names=
                 return fail(f"{where}: {c.field!r} is not a number")
             if not _valid(kind, c.value):
                 hint1 = " (if row 1 is a header, pass --header yes)" if row == 1 and flag == "auto" and not has else ""
-                return fail(f"{where}: {_describe(kind, c.value)}{hint1}")
+                return fail(f"{where}: {_describe(kind, c.field.strip())}{hint1}")
     if any(not _is_blank(r) for r in data[t:]):
         r, row = data[t], t + 1
         if _empty_line(r):
@@ -389,6 +422,7 @@ def folder():
 
 def run(argv, tmp: Path, output=True) -> Result:
     out_path = tmp / "out" / "H.csv"
+    out_path.parent.mkdir(exist_ok=True)
     args = [str(a) for a in argv] + (["-o", str(out_path)] if output else [])
     out, err = io.StringIO(), io.StringIO()
     with (
@@ -461,20 +495,33 @@ def assert_optimal_samples(S, H, ef):
 # ------------------------------------------------------------------------------ predict from a CSV
 
 
+def run_csv(args, f: CsvFile, path: Path, tmp: Path, given_sep: bool) -> Result:
+    """Run on the CSV ``f``, with ``--delimiter`` if ``given_sep``. A ';' file that the command
+    does not take for one is first run without it: commas cannot read it (each line one field, or
+    a blank line first), so one line and nothing written; then with ``--delimiter ';'``."""
+    if f.semicolon and not semicolon_guessed(f):
+        r = run(args, tmp)
+        assert r.code == 1 and len(r.err.splitlines()) == 1 and r.left() == [] and not r.caught, r.err
+        assert r.err.startswith(f"fmeasure: {path}: "), r.err
+        given_sep = True
+    return run(args + (["--delimiter", f.sep] if given_sep else []), tmp)
+
+
 @FUZZ
 @given(
-    f=csv_file("probability"),
+    f=csv_file("probability", semicolons=True),
     flag=st.sampled_from(["auto", "auto", "auto", "yes", "no"]),
     chunk=st.one_of(st.none(), st.integers(1, 5)),
     fmt=st.sampled_from(["binary", "binary", "indices"]),
+    given_sep=st.booleans(),
 )
-def test_fuzz_predict_marginals_csv(f, flag, chunk, fmt):
+def test_fuzz_predict_marginals_csv(f, flag, chunk, fmt, given_sep):
     with folder() as tmp:
         path = tmp / f"P{f.suffix}"
         f.write(path)
         exp = expect_csv(f, flag, "probability", writer_names=fmt == "binary")
         args = ["predict", "--marginals", path, "--header", flag, "--format", fmt]
-        r = run(args + (["--chunksize", chunk] if chunk else []), tmp)
+        r = run_csv(args + (["--chunksize", chunk] if chunk else []), f, path, tmp, given_sep)
         if exp.message is not None:
             assert_refused(r, path, exp.message)
             return
@@ -486,12 +533,13 @@ def test_fuzz_predict_marginals_csv(f, flag, chunk, fmt):
 
 @FUZZ
 @given(
-    f=csv_file("binary", n_max=12),
+    f=csv_file("binary", n_max=12, semicolons=True),
     k=st.integers(1, 4),
     flag=st.sampled_from(["auto", "auto", "yes", "no"]),
     chunk=st.one_of(st.none(), st.integers(1, 3)),
+    given_sep=st.booleans(),
 )
-def test_fuzz_predict_samples_csv(f, k, flag, chunk):
+def test_fuzz_predict_samples_csv(f, k, flag, chunk, given_sep):
     with folder() as tmp:
         path = tmp / f"S{f.suffix}"
         f.write(path)
@@ -499,7 +547,7 @@ def test_fuzz_predict_samples_csv(f, k, flag, chunk):
         if exp.message is None and len(exp.values) % k:
             exp = Expect(f"{len(exp.values)} rows is not a multiple of --samples-per-instance {k}")
         args = ["predict", "--samples", path, "--samples-per-instance", k, "--header", flag]
-        r = run(args + (["--chunksize", chunk] if chunk else []), tmp)
+        r = run_csv(args + (["--chunksize", chunk] if chunk else []), f, path, tmp, given_sep)
         if exp.message is not None:
             assert_refused(r, path, exp.message)
             return
@@ -519,7 +567,9 @@ def array_values(draw, kind, shape, dtype):
     good = st.floats(0, 1) if kind == "probability" else st.sampled_from([0.0, 1.0])
     a = draw(arrays(np.float64, size, elements=good))
     if size and draw(st.booleans()):
-        bad = [math.nan, math.inf, -math.inf, 2.0, -0.5, 1.5] if kind == "probability" else [2.0, -1.0, 0.5, math.nan]
+        bad = [math.nan, math.inf, -math.inf, 2.0, -0.5, 1.5, 1.0000001, -1e-9]
+        if kind != "probability":
+            bad = [2.0, -1.0, 0.5, math.nan, 1.0000001]
         for _ in range(draw(st.integers(1, 3))):
             a[draw(st.integers(0, size - 1))] = draw(st.sampled_from(bad))
     a = a.reshape(shape)
@@ -534,6 +584,15 @@ def _first_bad(a, kind):
     ok = (a >= 0) & (a <= 1) if kind == "probability" else (a == 0) | (a == 1)
     bad = np.flatnonzero(~ok.reshape(-1))
     return None if bad.size == 0 else int(bad[0])
+
+
+def _pack(draw, path: Path):
+    """Compress the file written at ``path`` in place, a third of the time (its name unchanged)."""
+    how = draw(st.sampled_from(["none", "none", "none", "none", "gzip", "xz"]))
+    if how != "none" and path.exists():
+        pack = gzip.compress if how == "gzip" else lzma.compress
+        path.write_bytes(pack(path.read_bytes()))
+        note(f"{path.name}: {how}-compressed")
 
 
 @FUZZ
@@ -575,7 +634,8 @@ def test_fuzz_predict_npy(data, samples):
                     i, j = divmod(e, a.shape[-1])
                     where = f"row {i + 1}: column 'y{j + 1}'"
                     v = flat[i, j]
-                    message = f"{where}: missing value or NaN" if np.isnan(v) else f"{where}: {_describe(kind, v)}"
+                    text = str(a.dtype.type(v))  # 1.0000001, also in float32, not %g's 1
+                    message = f"{where}: missing value or NaN" if np.isnan(v) else f"{where}: {_describe(kind, text)}"
             prefix = False
         else:
             prefix = True
@@ -597,6 +657,7 @@ def test_fuzz_predict_npy(data, samples):
                 np.save(path, np.full(shape, 0.0))
                 want = "2-D or 3-D" if samples else "2-D"
                 message = f"expected a {want} array, got shape {shape}"
+        _pack(draw, path)
         args = ["predict", "--samples" if samples else "--marginals", path]
         if k is not None:
             args += ["--samples-per-instance", k]
@@ -624,15 +685,16 @@ def test_fuzz_predict_npy(data, samples):
 @given(data=st.data())
 def test_fuzz_predict_npz(data):
     draw = data.draw
-    variant = draw(st.sampled_from(["sparse"] * 5 + ["garbage", "dense npz", "compressed name"]))
+    variant = draw(st.sampled_from(["sparse"] * 5 + ["garbage", "dense npz"]))
     with folder() as tmp:
-        path = tmp / ("S.npz.gz" if variant == "compressed name" else "S.npz")
+        path = tmp / draw(st.sampled_from(["S.npz", "S.npz", "S.npz.gz"]))  # the content, not the name, decides
         k = draw(st.integers(1, 4))
         prefix = True
         if variant == "sparse":
             r_, m = draw(st.integers(0, 4)) * k + draw(st.sampled_from([0, 0, 0, 1])), draw(st.integers(0, 4))
             stored = draw(array_values("binary", (r_, m), draw(st.sampled_from(["float64", "int8", "bool"]))))
-            sp.save_npz(path, sp.csr_array(stored))
+            with open(path, "wb") as fh:  # a file object: save_npz would add .npz to S.npz.gz
+                sp.save_npz(fh, sp.csr_array(stored))
             af = np.asarray(stored, dtype=np.float64)
             prefix = False
             if m == 0:
@@ -645,7 +707,10 @@ def test_fuzz_predict_npz(data):
                     i, j = divmod(e, m)
                     v = af[i, j]
                     where = f"row {i + 1}: column 'y{j + 1}'"
-                    message = f"{where}: missing value or NaN" if np.isnan(v) else f"{where}: {_describe('binary', v)}"
+                    text = str(stored.dtype.type(v))
+                    message = (
+                        f"{where}: missing value or NaN" if np.isnan(v) else f"{where}: {_describe('binary', text)}"
+                    )
                 elif r_ % k:
                     message = f"{r_} rows is not a multiple of --samples-per-instance {k}"
                 else:
@@ -653,15 +718,11 @@ def test_fuzz_predict_npz(data):
         elif variant == "garbage":
             path.write_bytes(draw(st.binary(max_size=100)))
             message = "not a scipy.sparse .npz matrix"
-        elif variant == "dense npz":
-            np.savez(path, a=np.zeros((2, 2)))
-            message = "not a scipy.sparse .npz matrix"
         else:
-            sp.save_npz(tmp / "S.npz", sp.csr_array(np.ones((2, 2))))
-            (tmp / "S.npz").rename(path)
-            r = run(["predict", "--samples", path, "--samples-per-instance", k], tmp)
-            assert_usage(r, f"{path}: unknown file type")
-            return
+            with open(path, "wb") as fh:
+                np.savez(fh, a=np.zeros((2, 2)))
+            message = "not a scipy.sparse .npz matrix"
+        _pack(draw, path)
         r = run(["predict", "--samples", path, "--samples-per-instance", k], tmp)
         if message is not None:
             assert_refused(r, path, message, prefix=prefix)
