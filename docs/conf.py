@@ -565,6 +565,17 @@ def _source_read(app, docname, source):
     source[0] = text
 
 
+#: sphinx-gallery's tables of the examples' run times load jQuery and DataTables from CDNs to make
+#: them sortable: that block is left out, so that the site loads nothing from elsewhere (the tables
+#: stay plain tables)
+CDN_BLOCK = re.compile(r"^( *)\.\. raw:: html\n(?:\n|\1 +.*\n)*?(?=\1\.\. list-table::)", re.M)
+
+
+def _no_cdn(app, docname, source):
+    if docname.rsplit("/", 1)[-1] == "sg_execution_times":
+        source[0] = CDN_BLOCK.sub("", source[0])
+
+
 def _skip_member(app, what, name, obj, skip, options):
     # scikit-learn's metadata routing (get_metadata_routing, and the setters set_fit_request, ...
     # made per class) is scikit-learn's API, documented there
@@ -642,6 +653,7 @@ def _builder_inited(app):
 def setup(app):
     app.connect("builder-inited", _builder_inited, priority=100)
     app.connect("source-read", _source_read)
+    app.connect("source-read", _no_cdn)
     app.connect("include-read", _include_read)
     app.connect("autodoc-skip-member", _skip_member)
     app.connect("autodoc-process-docstring", _constant_docstring, priority=400)  # before numpydoc
