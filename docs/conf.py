@@ -7,16 +7,23 @@ Build (from the repository root)::
 
 The site is made of:
 
-* the pages of ``docs/*.md`` (Markdown, read by myst-parser); the README as the front page, and
-  the READMEs of ``config/`` and of the Slurm profile, CONTRIBUTING.md, CHANGELOG.md and
-  CITATION.cff, each included by a small page beside this file (their links to repository files
-  point to the site's pages, or become plain paths where the site has none);
-* the API reference (``docs/api/``, written here at each build): one page per public module of
-  ``fmeasure`` (every module but the private ones and the pipeline's ``fmeasure.experiments``), one
-  page per name in its ``__all__``, from the docstrings (numpydoc). A name re-exported by a
-  package is documented once, where users import it (the shallowest module that lists it);
+* the front page (``docs/index.md``), the getting-started page and the user guide
+  (``docs/user_guide/``): Markdown, read by myst-parser, with math rendered by MathJax, which the
+  site carries itself (``docs/_static/mathjax/``: no page loads anything from outside the site);
+* the pages of ``docs/*.md``; the READMEs of ``config/`` and of the Slurm profile,
+  CONTRIBUTING.md, CHANGELOG.md, CITATION.cff and the pipeline's part of the README, each included
+  by a small page beside this file (their links to repository files point to the site's pages, or
+  become plain paths where the site has none);
+* the API reference (``docs/api/``, written here at each build), one page per topic
+  (:data:`API_TOPICS`: estimators, inference, ..., and the pipeline's internals apart), each with
+  the public modules of that topic and one page per name in their ``__all__``, from the
+  docstrings (numpydoc). A name re-exported by a package is documented once, where users import
+  it (the shallowest module that lists it). Links to Python, NumPy, SciPy, scikit-learn and pandas
+  go through intersphinx: each project's inventory from its web site, or, when the web cannot be
+  reached (or ``FMEASURE_DOCS_OFFLINE=1``), the copy in ``docs/_intersphinx/``
+  (``tools/docs_inventories.py`` says where each comes from);
 * the gallery (``examples/plot_*.py``), run by sphinx-gallery on small data
-  (``FMEASURE_EXAMPLES_SMALL=1`` unless set otherwise);
+  (``FMEASURE_EXAMPLES_SMALL=1`` unless set otherwise), with "Examples using ..." on the API pages;
 * a page per pipeline stage (every ``workflow/rules/<stage>.smk`` with a ``docs/<stage>.md``),
   listed in ``docs/stages.md`` in the order of the default run, each with the figures of the last
   run in ``results/figures/`` if there are any (``FMEASURE_DOCS_RESULTS`` names another results
@@ -28,10 +35,12 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import inspect
 import os
 import pkgutil
 import re
+import sys
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,22 +63,53 @@ version = release = fmeasure.__version__
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.mathjax",
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "**/*.ipynb", "**/*.py.md5", "**/*.codeobj.json"]
+exclude_patterns = ["_build", "_intersphinx", "**/*.ipynb", "**/*.py.md5", "**/*.codeobj.json"]
 templates_path = ["_templates"]
 root_doc = "index"
 
 html_theme = "furo"
 html_title = f"fmeasure {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["fmeasure.css"]
 html_show_sourcelink = False
 
-# Markdown: anchors for the headings, so that links like page.md#section resolve
+# Markdown: anchors for the headings, so that links like page.md#section resolve; $...$ and
+# $$...$$ math, and amsmath environments (\begin{align} ...)
 myst_heading_anchors = 3
+myst_enable_extensions = ["dollarmath", "amsmath"]
+
+# Math: MathJax 3 from the site itself (docs/_static/mathjax: tex-chtml-full.js, with every TeX
+# extension, and its fonts), so that formulas render offline and no page loads a script from elsewhere
+mathjax_path = "mathjax/tex-chtml-full.js"
+
+# ---------------------------------------------------------------------------------------------
+# Links to other projects' documentation. Each inventory is asked of the project's web site first;
+# when that fails (no network) the copy in docs/_intersphinx/ is read instead, which Sphinx logs
+# as information, not as a warning, so the build passes with -W either way.
+# FMEASURE_DOCS_OFFLINE=1 reads the copies only (the same site with no network access attempted).
+# ---------------------------------------------------------------------------------------------
+
+#: name -> the documentation whose inventory is used
+INTERSPHINX = {
+    "python": "https://docs.python.org/3/",
+    "numpy": "https://numpy.org/doc/stable/",
+    "scipy": "https://docs.scipy.org/doc/scipy/",
+    "sklearn": "https://scikit-learn.org/stable/",
+    "pandas": "https://pandas.pydata.org/docs/",
+}
+OFFLINE = os.environ.get("FMEASURE_DOCS_OFFLINE") == "1"
+intersphinx_mapping = {
+    name: (url, (f"_intersphinx/{name}.inv",) if OFFLINE else (None, f"_intersphinx/{name}.inv"))
+    for name, url in INTERSPHINX.items()
+}
+intersphinx_timeout = 10
 
 # API reference: numpydoc renders the sections; the class pages list their own methods (template in
 # _templates/autosummary/class.rst), so numpydoc's member tables are off
@@ -79,6 +119,16 @@ autodoc_typehints = "none"
 autodoc_member_order = "bysource"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
+# the types of parameters and returns link to their documentation (numpydoc's own aliases:
+# ndarray, array-like, int, ...; and these); other words of a type stay plain text
+numpydoc_xref_param_type = True
+numpydoc_xref_ignore = "all"
+numpydoc_xref_aliases = {
+    "DataFrame": "pandas.DataFrame",
+    "Generator": "numpy.random.Generator",
+    "Bunch": "sklearn.utils.Bunch",
+    "estimator": ":term:`sklearn:estimator`",
+}
 
 # The gallery: every examples/plot_*.py is run and its figure kept, with a download per example
 os.environ.setdefault("FMEASURE_EXAMPLES_SMALL", "1")
@@ -91,9 +141,15 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
     "abort_on_example_error": True,
     "download_all_examples": True,
-    "write_computation_times": False,
+    # each example's run time on its page, and all of them in auto_examples/sg_execution_times
+    "write_computation_times": True,
     "show_memory": False,
     "remove_config_comments": True,
+    # "Examples using X" on the API page of every fmeasure object an example uses, and the names in
+    # the examples' code linked to the API reference (and to other projects' through intersphinx)
+    "backreferences_dir": "gen_modules/backreferences",
+    "doc_module": ("fmeasure",),
+    "reference_url": {"fmeasure": None},
 }
 
 
@@ -186,45 +242,165 @@ def _autosummary(names: list[str], toctree: bool) -> list[str]:
     return lines
 
 
-def module_page(name: str, own: list[str], elsewhere: list[str], children: list[str]) -> str:
-    lines = [name, "=" * len(name), "", f".. automodule:: {name}", "", f".. currentmodule:: {name}", ""]
+#: The topics of the API reference, one page each: (page, title, what it holds, modules). A module
+#: belongs to the topic that lists it or the package it is in (the longest such name); a public
+#: module of no topic is reported by the build. The pipeline's internals come last, apart.
+API_TOPICS = [
+    (
+        "estimators",
+        "Estimators",
+        "scikit-learn estimators whose predictions maximise the expected instance-wise F-measure: "
+        ":class:`~fmeasure.FOptimalClassifier` around any probabilistic scikit-learn model, "
+        ":class:`~fmeasure.FOptimalSearchCV` to choose the route by cross-validation, and the learners "
+        "of the paper (kNN, PCC, BR, LFP, EFP, F-measure trees, a structured SVM, a voting ensemble).",
+        ("fmeasure", "fmeasure.learners"),
+    ),
+    (
+        "inference",
+        "Inference",
+        "From a distribution of the labels to the prediction with the largest expected F-measure: GFM "
+        "(exact for any joint distribution), FM and the other maximizers under label independence, "
+        "thresholding, the modes, brute force, and the one call from label samples.",
+        ("fmeasure.inference",),
+    ),
+    (
+        "estimation",
+        "Estimation",
+        "What the inference reads, counted from a sample of label vectors: the marginals, the matrix P "
+        "with P(y = 0), the matrix Delta and the joint mode.",
+        ("fmeasure.estimation",),
+    ),
+    (
+        "metrics",
+        "Metrics",
+        "The instance-wise F-measure (F(0, 0) = 1), Hamming loss, subset 0/1 loss and Jaccard index, per "
+        "instance, and the mean F as a scikit-learn scorer.",
+        ("fmeasure.metrics",),
+    ),
+    (
+        "datasets",
+        "Datasets",
+        "MULAN and LibSVM multi-label datasets from a local mirror or downloaded, verified and parsed, and "
+        "synthetic datasets of a chosen shape.",
+        ("fmeasure.datasets",),
+    ),
+    (
+        "theory",
+        "Theory",
+        "The paper's worst-case distributions evaluated exactly, worst-case regrets by linear "
+        "programming, and the label models of its simulations with their Bayes-optimal predictions.",
+        ("fmeasure.theory", "fmeasure.label_models"),
+    ),
+    (
+        "cli",
+        "Command line",
+        "The ``fmeasure`` command (``fmeasure predict``, ``fmeasure evaluate``) as Python functions; the "
+        "command itself is described on :doc:`/cli`.",
+        ("fmeasure.cli",),
+    ),
+    (
+        "internals",
+        "Pipeline internals",
+        "Helpers of the Snakemake pipeline that regenerates the paper (atomic outputs, logging, "
+        "timing, tables, figures, BLAS threads). They are public for the pipeline's scripts, not meant "
+        "for users of the library, and may change without notice.",
+        ("fmeasure.io", "fmeasure.timing", "fmeasure.tables", "fmeasure.figures", "fmeasure.blas"),
+    ),
+]
+#: public modules that no topic claims (reported as a warning by the build)
+UNCLASSIFIED: list[str] = []
+
+
+def topic_of(module: str) -> str | None:
+    """The page of the topic ``module`` belongs to (see :data:`API_TOPICS`), or None."""
+    best = None
+    for page, _, _, modules in API_TOPICS:
+        for m in modules:
+            inside = module == m or (m != "fmeasure" and module.startswith(m + "."))
+            if inside and (best is None or len(m) > best[0]):
+                best = (len(m), page)
+    return best[1] if best else None
+
+
+def module_section(name: str, own: list[str], elsewhere: list[str]) -> list[str]:
+    """A module on its topic's page: its docstring, a table of its names (each with its page), and
+    the names it re-exports from elsewhere."""
+    title = f"``{name}``"
+    lines = [title, "-" * len(title), "", f".. automodule:: {name}", "", f".. currentmodule:: {name}", ""]
     if own:
         lines += _autosummary(own, toctree=True)
     if elsewhere:
         lines += [".. rubric:: Also available here", ""]
         lines += _autosummary(elsewhere, toctree=False)
-    if children:
-        lines += [".. rubric:: Submodules", "", ".. currentmodule:: None", ""] + _module_list(children)
-    return "\n".join(lines)
+    return lines
 
 
-def _module_list(modules: list[str]) -> list[str]:
-    # a table of the modules with their summaries, and the same pages in the navigation
-    lines = _autosummary(modules, toctree=False)
-    return lines + [".. toctree::", "   :hidden:", ""] + [f"   {m}" for m in modules] + [""]
+def _module_order(modules: list[str], topic_modules: tuple[str, ...]) -> list[str]:
+    # the modules the topic names first (in its order), then the others by name
+    named = [m for m in topic_modules if m in modules]
+    return named + sorted(m for m in modules if m not in named)
 
 
 INDEX_HEAD = """\
 API reference
 =============
 
-Every public name of the library, from its docstring. A name is documented in the module users
+Every public name of the library, by topic, from its docstring. A name is documented where users
 import it from (``from fmeasure.inference import gfm``); the modules that define or re-export it
-link there. The pipeline's stages (``fmeasure.experiments``) are described on their own pages.
+link there. The tables below list what each topic's main modules export; each topic's page also has
+its submodules. The pipeline's helpers are on :doc:`internals`, and the pipeline's stages
+(``fmeasure.experiments``) on :doc:`the stages' pages </stages>`.
+
+.. toctree::
+   :hidden:
+
+"""
+
+INTERNALS_TAIL = """
+The stages' modules
+-------------------
+
+One module of ``fmeasure.experiments`` per stage of the pipeline, each described on the page of its
+stage (:doc:`/stages`) rather than here:
 
 """
 
 
 def write_api_pages() -> None:
-    """Write docs/api/index.rst and one page per public module (only files whose text changed)."""
+    """Write docs/api/index.rst and one page per topic (only files whose text changed)."""
     layout = api_layout()
+    by_topic: dict[str, list[str]] = {page: [] for page, *_ in API_TOPICS}
+    UNCLASSIFIED.clear()
+    for module in layout:
+        page = topic_of(module)
+        if page is None:
+            UNCLASSIFIED.append(module)
+        else:
+            by_topic[page].append(module)
     pages = {}
-    for name, entry in layout.items():
-        # the top-level modules are listed by the index, not under the page of fmeasure itself
-        children = [m for m in layout if m.rsplit(".", 1)[0] == name and m != name and name != "fmeasure"]
-        pages[f"{name}.rst"] = module_page(name, entry["own"], entry["elsewhere"], children)
-    top = ["fmeasure"] + [m for m in layout if m.count(".") == 1]
-    pages["index.rst"] = INDEX_HEAD + "\n".join(_module_list(top))
+    index = [INDEX_HEAD] + [f"   {page}\n" for page, *_ in API_TOPICS] + ["\n"]
+    for page, title, about, topic_modules in API_TOPICS:
+        modules = _module_order(by_topic[page], topic_modules)
+        lines = [title, "=" * len(title), "", about, ""]
+        for m in modules:
+            lines += module_section(m, layout[m]["own"], layout[m]["elsewhere"])
+        if page == "internals":
+            lines += [INTERNALS_TAIL]
+            for m in experiment_modules():
+                summary = module_summary(m)
+                lines += [f"* ``{m}`` -- {summary}" if summary else f"* ``{m}``"]
+            lines.append("")
+        pages[f"{page}.rst"] = "\n".join(lines)
+        # the index: each library topic with the names of its main modules; the internals by link
+        index += [title, "-" * len(title), "", about, ""]
+        if page != "internals":
+            for m in modules:
+                if m in topic_modules and layout[m]["own"]:
+                    index += [f".. currentmodule:: {m}", ""] + _autosummary(layout[m]["own"], toctree=False)
+            index += [f"Every module of the topic, with its submodules: :doc:`{page}`.", ""]
+        else:
+            index += [f"Their reference: :doc:`{page}`.", ""]
+    pages["index.rst"] = "\n".join(index)
     API.mkdir(exist_ok=True)
     for stale in API.glob("*.rst"):
         if stale.name not in pages:
@@ -233,6 +409,27 @@ def write_api_pages() -> None:
         path = API / file
         if not path.is_file() or path.read_text() != text:
             path.write_text(text)
+
+
+def experiment_modules() -> list[str]:
+    """The modules of ``fmeasure.experiments`` (one per stage, and what the stages share)."""
+    import fmeasure.experiments as experiments
+
+    return sorted(
+        f"fmeasure.experiments.{info.name}"
+        for info in pkgutil.iter_modules(experiments.__path__)
+        if not info.name.startswith("_")
+    )
+
+
+def module_summary(name: str) -> str:
+    """The first sentence of a module's docstring, read from its source (nothing is imported)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.origin:
+        return ""
+    doc = ast.get_docstring(ast.parse(Path(spec.origin).read_text())) or ""
+    first = " ".join(doc.split("\n\n", 1)[0].split())
+    return first.split(". ", 1)[0].rstrip(".") + "." if first else ""
 
 
 write_api_pages()
@@ -245,7 +442,7 @@ write_api_pages()
 
 #: repository files shown as a page of the site
 SITE_PAGES = {
-    "README.md": "index.md",
+    "README.md": "reproducing.md",
     "config/README.md": "configuration.md",
     "workflow/profiles/slurm/README.md": "slurm.md",
     "examples/README.txt": "auto_examples/index.rst",
@@ -368,12 +565,62 @@ def _source_read(app, docname, source):
     source[0] = text
 
 
+#: sphinx-gallery's tables of the examples' run times load jQuery and DataTables from CDNs to make
+#: them sortable: that block is left out, so that the site loads nothing from elsewhere (the tables
+#: stay plain tables)
+CDN_BLOCK = re.compile(r"^( *)\.\. raw:: html\n(?:\n|\1 +.*\n)*?(?=\1\.\. list-table::)", re.M)
+
+
+def _no_cdn(app, docname, source):
+    if docname.rsplit("/", 1)[-1] == "sg_execution_times":
+        source[0] = CDN_BLOCK.sub("", source[0])
+
+
 def _skip_member(app, what, name, obj, skip, options):
-    # scikit-learn's metadata-routing setters (set_fit_request, ...) are made per class by
-    # scikit-learn and documented there
-    if re.fullmatch(r"set_\w+_request", name):
+    # scikit-learn's metadata routing (get_metadata_routing, and the setters set_fit_request, ...
+    # made per class) is scikit-learn's API, documented there
+    if re.fullmatch(r"set_\w+_request|get_metadata_routing", name):
+        return True
+    # the class pages show inherited members (an estimator's fit, score, get_params ...), but not
+    # those of Python's built-in types (an exception's args and with_traceback, a tuple's count)
+    owner = getattr(obj, "__objclass__", None)
+    if isinstance(owner, type) and owner.__module__ == "builtins":
         return True
     return None
+
+
+def _attribute_comment(name: str) -> list[str] | None:
+    """The ``#:`` comment of the module-level name ``name`` (full path), looked for in the module
+    that exports it and in its submodules (where a re-exported constant is defined)."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    module, _, attr = name.rpartition(".")
+    candidates = [module] + sorted(m for m in sys.modules if m.startswith(module + "."))
+    for candidate in candidates:
+        try:
+            docs = ModuleAnalyzer.for_module(candidate).find_attr_docs()
+        except Exception:  # a module without source: try the next
+            continue
+        if ("", attr) in docs:
+            return [line for line in docs[("", attr)] if line is not None]
+    return None
+
+
+def _constant_docstring(app, what, name, obj, options, lines):
+    # A constant (module-level data) is documented by its ``#:`` comment. autodoc finds that
+    # comment only in the module the name is documented under; for a name re-exported by a package
+    # it would show the docstring of the value's type instead (int's, tuple's): take the comment
+    # from the module that defines the name, and never the type's docstring.
+    if what != "data" or not lines:
+        return
+    type_doc = inspect.getdoc(type(obj))
+    if not type_doc or [line.strip() for line in lines if line.strip()][:1] != type_doc.splitlines()[:1]:
+        return
+    comment = _attribute_comment(name)
+    if comment is None:
+        logger.warning(f"{name}: no #: comment documents it (its type's docstring is not shown)")
+        comment = []
+    lines[:] = comment
 
 
 # ---------------------------------------------------------------------------------------------
@@ -397,11 +644,17 @@ def _builder_inited(app):
     # the examples save their figure there too (as when run by hand); the gallery keeps its own copy
     os.environ["FMEASURE_EXAMPLES_OUT"] = str(out)
     warnings.showwarning = _show_warning
+    for module in UNCLASSIFIED:
+        logger.warning(
+            f"{module}: a public module of no topic of the API reference (add it to API_TOPICS in docs/conf.py)"
+        )
 
 
 def setup(app):
     app.connect("builder-inited", _builder_inited, priority=100)
     app.connect("source-read", _source_read)
+    app.connect("source-read", _no_cdn)
     app.connect("include-read", _include_read)
     app.connect("autodoc-skip-member", _skip_member)
+    app.connect("autodoc-process-docstring", _constant_docstring, priority=400)  # before numpydoc
     return {"parallel_read_safe": True}

@@ -99,7 +99,7 @@ def _out(x, one_d):
 
 
 def f_measure(Y_true, Y_pred):
-    """Instance-wise F1-measure, equation (1) of the paper, with F(0, 0) = 1.
+    r"""Instance-wise F1-measure, equation (1) of the paper, with F(0, 0) = 1.
 
     Parameters
     ----------
@@ -109,6 +109,24 @@ def f_measure(Y_true, Y_pred):
     Returns
     -------
     ndarray of shape (n,), or float for 1-D input.
+
+    See Also
+    --------
+    mean_f_measure : The mean over instances, the score the paper reports.
+    f_measure_scorer : That mean as a scikit-learn scorer.
+    jaccard_index : The Jaccard index of each instance.
+    sklearn.metrics.f1_score : With ``average="samples"``, the same mean, but 0 for an empty
+        prediction of an empty truth unless ``zero_division=1.0``.
+
+    Notes
+    -----
+    For a true label vector :math:`\mathbf{y}` and a prediction :math:`\mathbf{h}` in
+    :math:`\{0, 1\}^m`:
+
+    .. math::
+
+        F(\mathbf{y}, \mathbf{h}) = \frac{2 \sum_{i=1}^m y_i h_i}{\sum_{i=1}^m y_i + \sum_{i=1}^m h_i},
+        \qquad F(\mathbf{0}, \mathbf{0}) = 1 .
 
     Examples
     --------

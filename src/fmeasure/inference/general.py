@@ -110,7 +110,7 @@ def _check_chunk_delta(D, p0, offset):
 
 @single_threaded_blas
 def gfm(delta, p_zero):
-    """General F-measure Maximizer (Algorithm 1): the exact F-optimal prediction from Delta.
+    r"""General F-measure Maximizer (Algorithm 1): the exact F-optimal prediction from Delta.
 
     Parameters
     ----------
@@ -127,8 +127,27 @@ def gfm(delta, p_zero):
     value : float or ndarray of shape (n,)
         Its expected F-measure, ``max(p_zero, max_k sum_{i in top k} delta[i, k-1])``.
 
+    See Also
+    --------
+    gfm_from_p : GFM from the matrix P (Delta = P W).
+    gfm_from_samples : GFM from a sample of label vectors, without forming the matrices.
+    fm : The F-optimal prediction from the marginals, under label independence.
+    fmeasure.estimation.delta_matrix : Delta and P(y = 0) estimated from a sample.
+
     Notes
     -----
+    The expected F-measure of a prediction of :math:`k \ge 1` labels is linear in the prediction
+    (Theorem 5.1 of the paper), so the best prediction of size :math:`k` is the :math:`k` labels with
+    the largest values in column :math:`k` of Delta, and the empty prediction scores
+    :math:`P(\mathbf{y} = \mathbf{0})`:
+
+    .. math::
+
+        \Delta_{ik} = \sum_{\mathbf{y} : y_i = 1} \frac{2 P(\mathbf{y})}{s_{\mathbf{y}} + k},
+        \qquad
+        \mathbb{E}\left[F(\mathbf{Y}, \mathbf{h})\right] = \sum_{i=1}^m h_i \Delta_{ik}
+        \quad \text{for } \textstyle\sum_i h_i = k .
+
     Ties between sizes go to the smaller size (the empty prediction first); ties within a column
     go to the lowest label index. O(m^2 log m) per instance at worst, vectorised over the batch;
     columns k whose bound ``min(colsum_k, k colmax_k)`` is below max(p_zero, E_1) are skipped.
@@ -353,6 +372,12 @@ def gfm_from_p(P, p_zero):
     value : float or ndarray of shape (n,)
         Expected F-measure of ``h``.
 
+    See Also
+    --------
+    gfm : GFM from Delta.
+    gfm_from_samples : GFM from a sample of label vectors.
+    fmeasure.estimation.p_matrix : P and P(y = 0) estimated from a sample.
+
     Notes
     -----
     Compiled, one instance at a time (:mod:`fmeasure.inference._kernels`): one pass over P for
@@ -484,6 +509,12 @@ def gfm_from_samples(Y, weights=None):
     h : ndarray of int8, shape (m,) or (n, m)
     value : float or ndarray of shape (n,)
         Expected F-measure of ``h`` under the empirical (weighted) distribution of the sample.
+
+    See Also
+    --------
+    gfm_from_p : GFM from the matrix P.
+    fmeasure.estimation.p_matrix : P and P(y = 0) of a sample.
+    fmeasure.FOptimalClassifier : GFM on the label vectors a scikit-learn model gives for each instance.
 
     Examples
     --------

@@ -102,7 +102,7 @@ def _fm_values(q, c=None):
 
 
 def fm(p, allow_empty=True):
-    """F-measure maximizer under label independence: the O(m^2) DP of Ye et al. (2012).
+    r"""F-measure maximizer under label independence: the O(m^2) DP of Ye et al. (2012).
 
     Parameters
     ----------
@@ -118,6 +118,19 @@ def fm(p, allow_empty=True):
         The top-k labels by marginal for the best k (possibly k = 0).
     value : float or ndarray of shape (n,)
         Exact expected F-measure of ``h`` if the labels are independent.
+
+    See Also
+    --------
+    gfm_from_samples : The F-optimal prediction for any joint distribution (GFM), from a sample.
+    jansche : The same prediction by Jansche's method (slower).
+    marginal_modes : The labels with marginal above 1/2 (optimal for the Hamming loss, not for F).
+
+    Notes
+    -----
+    Under independence, :math:`P(\mathbf{y}) = \prod_i p_i^{y_i} (1 - p_i)^{1 - y_i}`, the
+    F-optimal prediction is the :math:`k` labels of largest marginal for some :math:`k` (Lewis'
+    Theorem 4.1 in the paper); the dynamic program computes the expected F-measure of all
+    :math:`m + 1` candidates in :math:`O(m^2)`.
 
     Examples
     --------

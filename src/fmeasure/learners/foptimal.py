@@ -445,6 +445,13 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         of an estimator fitted here; empty otherwise).
     n_features_in_ : int (when the estimator has it)
 
+    See Also
+    --------
+    FOptimalSearchCV : The route chosen by cross-validation on the training set.
+    fmeasure.inference.fm : The inference of the marginal route (FM).
+    fmeasure.inference.gfm_from_samples : The inference of the sample routes (GFM).
+    fmeasure.metrics.f_measure_scorer : The mean instance-wise F-measure as a scorer.
+
     Examples
     --------
     >>> from sklearn.multioutput import MultiOutputClassifier

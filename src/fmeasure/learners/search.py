@@ -372,6 +372,12 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         The column names of a DataFrame X at fit (absent otherwise); ``predict`` and
         ``predict_expected_f`` refuse a DataFrame whose columns differ or come in another order.
 
+    See Also
+    --------
+    FOptimalClassifier : F-optimal predictions from a model you choose.
+    sklearn.model_selection.GridSearchCV : The search that runs underneath.
+    fmeasure.metrics.f_measure_scorer : The mean instance-wise F-measure it scores.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
