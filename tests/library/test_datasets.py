@@ -104,6 +104,69 @@ def test_parse_libsvm_multilabel(tmp_path):
     np.testing.assert_array_equal(ds.X_train, [[0.5, 0, 1.0], [0, 2.0, 0]])
 
 
+def test_parse_libsvm_without_expected_counts_takes_the_largest_indices(tmp_path):
+    # train's largest feature index is 3 and label index 2; test reaches feature 4 and label 3:
+    # both files read together, so both get 4 columns and 4 labels
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "t.svm").write_text("0,2 1:0.5 3:1.0\n1 2:2.0\n")
+    (raw / "s.svm").write_text("3 4:1.5\n")
+    entry = {
+        "format": "libsvm",
+        "zero_based_features": False,
+        "files": {"train": {"name": "t.svm", "sha256": "0" * 64}, "test": {"name": "s.svm", "sha256": "0" * 64}},
+    }
+    ds = D.parse("lib", entry, raw)
+    np.testing.assert_array_equal(ds.Y_train, [[1, 0, 1, 0], [0, 1, 0, 0]])
+    np.testing.assert_array_equal(ds.Y_test, [[0, 0, 0, 1]])
+    np.testing.assert_array_equal(ds.X_test, [[0, 0, 0, 1.5]])
+    assert ds.label_names == ["0", "1", "2", "3"] and ds.n_attributes == 4
+
+
+def test_parse_reads_gzip_raw_files_as_the_plain_ones(tmp_path):
+    plain = _write_raw(tmp_path / "plain")
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    for f in plain.iterdir():  # every file gzip-compressed, named <file>.gz as in a mirror
+        with gzip.open(packed / f"{f.name}.gz", "wb") as fh:
+            fh.write(f.read_bytes())
+    a, b = D.parse("toy", _entry(), plain), D.parse("toy", _entry(), packed)
+    np.testing.assert_array_equal(a.X_train, b.X_train)
+    np.testing.assert_array_equal(b.Y_test, [[1, 0], [0, 1], [1, 1]])
+    assert a.label_names == b.label_names == ["L1", "L2"]
+
+
+def test_parse_without_expected_counts_checks_nothing_and_reads_the_data(tmp_path):
+    raw = _write_raw(tmp_path / "raw")
+    entry = _entry()
+    del entry["expected"]
+    ds = D.parse("toy", entry, raw)
+    assert (ds.Y_train.shape, ds.X_test.shape) == ((3, 2), (3, 2))
+    entry["expected"] = {"m": 2}  # a partial block: only what is given is checked
+    assert D.parse("toy", entry, raw).n_labels == 2
+    entry["expected"] = {"n_test": 4}
+    with pytest.raises(D.DatasetError, match=r"toy-test\.arff: n_test is 3 but catalog entry 'toy' expects 4"):
+        D.parse("toy", entry, raw)
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda e: e.pop("format"), "catalog entry 'toy': unknown format None"),
+        (lambda e: e.pop("files"), "catalog entry 'toy': files.train.name is missing"),
+        (lambda e: e["files"].pop("xml"), "catalog entry 'toy': files.xml.name is missing"),
+        (lambda e: e["files"]["test"].pop("name"), "catalog entry 'toy': files.test.name is missing"),
+    ],
+)
+def test_an_incomplete_entry_is_a_dataset_error_naming_the_key(tmp_path, change, words):
+    raw = _write_raw(tmp_path / "raw")
+    entry = _entry()
+    change(entry)
+    with pytest.raises(D.DatasetError) as err:
+        D.parse("toy", entry, raw)
+    assert str(err.value).startswith(words) and "\n" not in str(err.value)
+
+
 def test_save_load_roundtrip_dense_and_sparse(tmp_path):
     Y = np.array([[1, 0], [0, 1]], dtype=np.int8)
     ds = D.Dataset("x", np.eye(2), Y, sp.csr_matrix(np.eye(2)), Y, ["a", "b"], ["f", "g"])
