@@ -6,14 +6,18 @@ Tiny ARFF/LibSVM files are written by the tests, so expected values are known by
 import gzip
 import hashlib
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import yaml
 
 from fmeasure import datasets as D
 from fmeasure.experiments.data import summary
 from fmeasure.experiments.knn import describe_empty_label_sets
+
+ROOT = Path(__file__).resolve().parents[2]
 
 XML = """<?xml version="1.0" encoding="utf-8"?>
 <labels xmlns="http://mulan.sourceforge.net/labels">
@@ -519,3 +523,52 @@ def test_empty_label_set_caption_counts_what_the_data_hold():
     assert text.startswith("2 of 8 test instances have an empty label set (e 2 of 3, scene 0 of 5)")
     assert "Jaccard(empty, empty) = 0" in text
     assert "changes no number" in describe_empty_label_sets({"scene": (0, 5)}, 1.0)
+
+
+# ------------------------------------------------------------------- the catalog
+
+
+def test_the_catalog_ships_with_the_package_and_the_config_holds_none_of_it():
+    import fnmatch
+    import tomllib
+
+    catalog = D.load_catalog()
+    assert {"scene", "yeast", "enron", "mediamill", "emotions", "flags", "bibtex", "mediamill-shape"} <= set(catalog)
+    assert catalog["scene"]["expected"] == {"n_train": 1211, "n_test": 1196, "m": 6, "d": 294}
+    shipped = Path(D.__file__).parent / "catalog.yaml"
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["fmeasure"]
+    assert any(fnmatch.fnmatch("datasets/catalog.yaml", pattern) for pattern in data), data
+    assert yaml.safe_load(shipped.read_text()) == catalog
+    assert yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["catalog"] == {}
+    catalog["scene"]["files"] = {}  # a copy: the next call is whole again
+    assert D.load_catalog()["scene"]["files"]["train"]["name"] == "scene-train.arff"
+
+
+def test_every_catalog_entry_is_valid_under_the_config_schema_and_cites_its_source():
+    import jsonschema
+
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    entries = jsonschema.Draft202012Validator({"$defs": schema["$defs"], **schema["properties"]["catalog"]})
+    entries.validate(D.load_catalog())
+    for name, entry in D.load_catalog().items():
+        if entry["format"] != "synthetic":
+            assert entry["description"] and entry["citation"] and entry["homepage"], name
+
+
+def test_a_config_adds_entries_and_changes_keys_of_shipped_ones_still_validated():
+    from fmeasure.experiments.config import ConfigError, check_config, with_catalog
+
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg["catalog"] = {"flags": {"nominal": "ordinal"}, "toy": _entry()}
+    checked = check_config(cfg, ROOT / "config" / "schema.yaml")
+    assert checked["catalog"]["flags"]["nominal"] == "ordinal"
+    assert checked["catalog"]["flags"]["files"] == D.load_catalog()["flags"]["files"]  # the rest kept
+    assert checked["catalog"]["toy"]["files"]["xml"]["name"] == "toy.xml"
+    assert set(D.load_catalog()) < set(checked["catalog"])
+    assert with_catalog({})["catalog"] == D.load_catalog()
+    cfg["catalog"] = {"flags": {"nominal": "hash"}}
+    with pytest.raises(ConfigError, match=r"^config key 'catalog\.flags\.nominal': 'hash' is not one of"):
+        check_config(cfg, ROOT / "config" / "schema.yaml")
+    cfg["catalog"] = {"toy": {k: v for k, v in _entry().items() if k != "files"}}
+    with pytest.raises(ConfigError, match=r"^config key 'catalog\.toy': 'files' is a required property"):
+        check_config(cfg, ROOT / "config" / "schema.yaml")

@@ -1,6 +1,7 @@
 """Multi-label datasets: fetch (local mirror first, then download), verify, parse, cache.
 
-A dataset is a catalog entry (see ``config/config.yaml``, key ``catalog``) naming its files with
+A dataset is an entry of the package's catalog (:func:`load_catalog`, ``catalog.yaml`` beside this
+module; the pipeline's config may add entries or change keys under ``catalog``) naming its files with
 their expected sha256 (of the uncompressed content), optional download URLs, its format and the
 expected counts. The life of a dataset:
 
@@ -26,6 +27,7 @@ and the problem; nothing half-written is left behind.
 
 from fmeasure.datasets._base import Dataset, DatasetError
 from fmeasure.datasets._cache import counts_path, load, read_counts, save, write_counts
+from fmeasure.datasets._catalog import load_catalog
 from fmeasure.datasets._fetch import (
     MIRROR_ENV,
     availability,
@@ -41,6 +43,7 @@ from fmeasure.datasets._parse import DENSE_LIMIT, NOMINAL_MODES, encode_features
 __all__ = [
     "Dataset",
     "DatasetError",
+    "load_catalog",
     "MIRROR_ENV",
     "mirror_folders",
     "describe_mirrors",
