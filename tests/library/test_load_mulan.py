@@ -21,7 +21,7 @@ import arff
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _mirror import TEST_DATA, full_mirror, no_mirror_reason
+from _mirror import ROOT, TEST_DATA, full_mirror, no_mirror_reason
 
 from fmeasure import datasets as D
 from fmeasure.datasets import DatasetError, load_mulan, read_mulan
@@ -438,3 +438,33 @@ def test_full_datasets_load_from_the_mirror_to_their_counts_and_values(name, tmp
         np.testing.assert_array_equal(data.Y_test, rows[:, [names.index(a) for a in data.target_names]])
     again = load_mulan(name, data_home=tmp_path, download=False)
     assert np.array_equal(again.X_train, data.X_train) and np.array_equal(again.Y_test, data.Y_test)
+
+
+def _loader_snippet(text: str) -> str:
+    blocks = [b for b in re.findall(r"```py\n(.*?)```", text, flags=re.S) if "load_mulan" in b]
+    assert len(blocks) == 1, blocks
+    return blocks[0]
+
+
+@needs_mirror
+@pytest.mark.parametrize("doc", ["README.md", "docs/data.md"])
+def test_the_docs_loader_example_runs_and_prints_what_it_says(doc, tmp_path, monkeypatch, capsys):
+    code = _loader_snippet((ROOT / doc).read_text())
+    monkeypatch.setenv(D.MIRROR_ENV, str(MIRROR))
+    monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path))
+    exec(compile(code, doc, "exec"), {})
+    printed = capsys.readouterr().out.split()
+    claims = [line.split("#", 1)[1].split()[0] for line in code.splitlines() if line.startswith("print(")]
+    assert claims and printed[: len(claims)] == claims, (claims, printed)
+
+
+def test_the_docs_loader_example_is_one_and_names_what_exists():
+    """Without a mirror the example cannot run; it is at least the same in both places, valid
+    Python, and what it imports exists."""
+    readme, docs = (_loader_snippet((ROOT / doc).read_text()) for doc in ("README.md", "docs/data.md"))
+    assert readme == docs
+    compile(readme, "README.md", "exec")
+    for module, names in re.findall(r"^from ([\w.]+) import (.+)$", readme, flags=re.M):
+        imported = __import__(module, fromlist=["_"])
+        assert all(hasattr(imported, n.strip()) for n in names.split(",")), (module, names)
+    assert 'load_mulan("emotions", return_X_y=True)' in readme
