@@ -228,6 +228,13 @@ def test_an_entry_without_expected_counts_loads(tmp_path, monkeypatch):
     assert flags.Y_train.shape == (129, 7) and "Train: 129 instances, test: 65" in flags.DESCR
 
 
+def test_an_incomplete_entry_is_one_line_naming_the_key(tmp_path, monkeypatch):
+    catalog = _catalog_with(monkeypatch)
+    del catalog["flags"]["files"]["xml"]
+    with pytest.raises(DatasetError, match=r"^catalog entry 'flags': files\.xml\.name is missing"):
+        load_mulan("flags", data_home=tmp_path, mirror=TEST_DATA)
+
+
 def test_counts_differing_from_the_catalog_are_one_line_naming_the_file(tmp_path, monkeypatch):
     catalog = _catalog_with(monkeypatch)
     catalog["flags"]["expected"]["n_train"] = 130

@@ -22,6 +22,7 @@ from fmeasure.datasets._catalog import load_catalog
 from fmeasure.datasets._fetch import MIRROR_ENV, content_digest, fetch_file, find_in_mirror, mirror_folders
 from fmeasure.datasets._parse import (
     NOMINAL_MODES,
+    check_entry,
     densify,
     encode_features,
     parse_files,
@@ -78,6 +79,7 @@ def _entry(name: str) -> dict:
             f"dataset {name!r} is synthetic, it has no files to load: generate it with "
             f"fmeasure.datasets.synthetic.generate({name!r}, fmeasure.datasets.load_catalog()[{name!r}])"
         )
+    check_entry(name, entry)
     return entry
 
 
