@@ -38,7 +38,6 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-import yaml
 from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +51,7 @@ def generate_to(path):
     from fmeasure import datasets as D
     from fmeasure.datasets.synthetic import generate
 
-    entry = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["catalog"]["eurlex-shape"]
+    entry = D.load_catalog()["eurlex-shape"]
     t = time.perf_counter()
     ds = generate("eurlex-shape", entry)
     Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -11,8 +11,8 @@ has not been the faster one on any dataset measured here.
     PYTHONPATH=src python benchmarks/bench_solvers.py --datasets data/parsed/{scene,yeast,enron}.npz \\
         --synthetic mediamill-shape --labels 6
 
-Datasets are parsed caches (``data/parsed/*.npz``) or synthetic catalog entries of
-``config/config.yaml`` (generated here). ``--labels k`` times k labels spread over the frequency
+Datasets are parsed caches (``data/parsed/*.npz``) or synthetic entries of the package's catalog
+(``fmeasure.datasets.load_catalog``, generated here). ``--labels k`` times k labels spread over the frequency
 range (the frequent ones have the most EFP classes) instead of all. CPU seconds are the
 load-independent measure on a shared machine.
 """
@@ -22,18 +22,14 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
-import yaml
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from fmeasure import datasets
 from fmeasure.datasets.synthetic import generate
 from fmeasure.learners.logistic import DEFAULT_CS, fit_logistic_cv
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _features(X):
@@ -77,17 +73,17 @@ def bench(name, X, Y, n_labels):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="*", default=[], help="parsed caches (data/parsed/NAME.npz)")
-    ap.add_argument("--synthetic", nargs="*", default=[], help="synthetic catalog entries of config/config.yaml")
+    ap.add_argument("--synthetic", nargs="*", default=[], help="synthetic entries of the package's catalog")
     ap.add_argument("--labels", type=int, default=None, help="time this many labels per dataset (default: all)")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
-    catalog = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["catalog"]
+    catalog = datasets.load_catalog()
     for path in args.datasets:
         ds = datasets.load(path)
         bench(ds.name, ds.X_train, ds.Y_train, args.labels)
     for name in args.synthetic:
         if catalog.get(name, {}).get("format") != "synthetic":
-            ap.error(f"--synthetic: {name!r} is not a synthetic entry of config/config.yaml")
+            ap.error(f"--synthetic: {name!r} is not a synthetic entry of the package's catalog")
         ds = generate(name, catalog[name])
         bench(name, ds.X_train, ds.Y_train, args.labels)
         if catalog[name].get("features") == "factors":  # the same counts with Gaussian features

@@ -122,12 +122,12 @@ def test_synthetic_impossible_shape_names_the_key(change, words):
 
 def test_mediamill_shape_catalog_entry_has_mediamill_counts_and_validates():
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    entry = cfg["catalog"]["mediamill-shape"]
+    entry = D.load_catalog()["mediamill-shape"]
     assert (entry["n_train"], entry["n_test"], entry["d"], entry["m"]) == (30993, 12914, 120, 101)
     assert entry["max_labels"] == 18 and abs(entry["cardinality"] - 4.4) < 0.05
     assert "mediamill-shape" not in cfg["datasets"]
-    check_config(cfg, ROOT / "config" / "schema.yaml")
-    entry["skw"] = 1.0
+    assert check_config(cfg, ROOT / "config" / "schema.yaml")["catalog"]["mediamill-shape"]["skew"] == 1.1
+    cfg["catalog"] = {"mediamill-shape": {"skw": 1.0}}  # merged over the package's entry
     with pytest.raises(ConfigError, match="catalog.mediamill-shape.skw' is unknown; did you mean"):
         check_config(cfg, ROOT / "config" / "schema.yaml")
 
@@ -140,8 +140,7 @@ def test_dense_entries_generate_the_same_arrays_as_before_the_tfidf_option():
 
 
 def test_mediamill_shape_generated_counts():
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    entry = cfg["catalog"]["mediamill-shape"]
+    entry = D.load_catalog()["mediamill-shape"]
     assert entry["features"] == "factors"
     # with Gaussian features, the arrays this entry generated before the ``features`` option existed
     dense = generate("mediamill-shape", {**entry, "features": "dense"})
@@ -238,12 +237,12 @@ def test_tfidf_bad_option_names_the_key(change, word):
 
 def test_eurlex_shape_catalog_entry_has_eurlex_counts_and_validates():
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    entry = cfg["catalog"]["eurlex-shape"]
+    entry = D.load_catalog()["eurlex-shape"]
     assert (entry["n_train"], entry["n_test"], entry["d"], entry["m"]) == (15539, 3809, 5000, 3993)
     assert entry["cardinality"] == 5.3 and entry["features"] == "tfidf"
     assert "eurlex-shape" not in cfg["datasets"]
     check_config(cfg, ROOT / "config" / "schema.yaml")
-    entry["features"] = "bow"
+    cfg["catalog"] = {"eurlex-shape": {"features": "bow"}}
     with pytest.raises(ConfigError, match="features"):
         check_config(cfg, ROOT / "config" / "schema.yaml")
 

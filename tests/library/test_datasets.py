@@ -6,14 +6,18 @@ Tiny ARFF/LibSVM files are written by the tests, so expected values are known by
 import gzip
 import hashlib
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import yaml
 
 from fmeasure import datasets as D
 from fmeasure.experiments.data import summary
 from fmeasure.experiments.knn import describe_empty_label_sets
+
+ROOT = Path(__file__).resolve().parents[2]
 
 XML = """<?xml version="1.0" encoding="utf-8"?>
 <labels xmlns="http://mulan.sourceforge.net/labels">
@@ -102,6 +106,69 @@ def test_parse_libsvm_multilabel(tmp_path):
     ds = D.parse("lib", entry, raw)
     np.testing.assert_array_equal(ds.Y_train, [[1, 0, 1], [0, 1, 0]])
     np.testing.assert_array_equal(ds.X_train, [[0.5, 0, 1.0], [0, 2.0, 0]])
+
+
+def test_parse_libsvm_without_expected_counts_takes_the_largest_indices(tmp_path):
+    # train's largest feature index is 3 and label index 2; test reaches feature 4 and label 3:
+    # both files read together, so both get 4 columns and 4 labels
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "t.svm").write_text("0,2 1:0.5 3:1.0\n1 2:2.0\n")
+    (raw / "s.svm").write_text("3 4:1.5\n")
+    entry = {
+        "format": "libsvm",
+        "zero_based_features": False,
+        "files": {"train": {"name": "t.svm", "sha256": "0" * 64}, "test": {"name": "s.svm", "sha256": "0" * 64}},
+    }
+    ds = D.parse("lib", entry, raw)
+    np.testing.assert_array_equal(ds.Y_train, [[1, 0, 1, 0], [0, 1, 0, 0]])
+    np.testing.assert_array_equal(ds.Y_test, [[0, 0, 0, 1]])
+    np.testing.assert_array_equal(ds.X_test, [[0, 0, 0, 1.5]])
+    assert ds.label_names == ["0", "1", "2", "3"] and ds.n_attributes == 4
+
+
+def test_parse_reads_gzip_raw_files_as_the_plain_ones(tmp_path):
+    plain = _write_raw(tmp_path / "plain")
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    for f in plain.iterdir():  # every file gzip-compressed, named <file>.gz as in a mirror
+        with gzip.open(packed / f"{f.name}.gz", "wb") as fh:
+            fh.write(f.read_bytes())
+    a, b = D.parse("toy", _entry(), plain), D.parse("toy", _entry(), packed)
+    np.testing.assert_array_equal(a.X_train, b.X_train)
+    np.testing.assert_array_equal(b.Y_test, [[1, 0], [0, 1], [1, 1]])
+    assert a.label_names == b.label_names == ["L1", "L2"]
+
+
+def test_parse_without_expected_counts_checks_nothing_and_reads_the_data(tmp_path):
+    raw = _write_raw(tmp_path / "raw")
+    entry = _entry()
+    del entry["expected"]
+    ds = D.parse("toy", entry, raw)
+    assert (ds.Y_train.shape, ds.X_test.shape) == ((3, 2), (3, 2))
+    entry["expected"] = {"m": 2}  # a partial block: only what is given is checked
+    assert D.parse("toy", entry, raw).n_labels == 2
+    entry["expected"] = {"n_test": 4}
+    with pytest.raises(D.DatasetError, match=r"toy-test\.arff: n_test is 3 but catalog entry 'toy' expects 4"):
+        D.parse("toy", entry, raw)
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda e: e.pop("format"), "catalog entry 'toy': unknown format None"),
+        (lambda e: e.pop("files"), "catalog entry 'toy': files.train.name is missing"),
+        (lambda e: e["files"].pop("xml"), "catalog entry 'toy': files.xml.name is missing"),
+        (lambda e: e["files"]["test"].pop("name"), "catalog entry 'toy': files.test.name is missing"),
+    ],
+)
+def test_an_incomplete_entry_is_a_dataset_error_naming_the_key(tmp_path, change, words):
+    raw = _write_raw(tmp_path / "raw")
+    entry = _entry()
+    change(entry)
+    with pytest.raises(D.DatasetError) as err:
+        D.parse("toy", entry, raw)
+    assert str(err.value).startswith(words) and "\n" not in str(err.value)
 
 
 def test_save_load_roundtrip_dense_and_sparse(tmp_path):
@@ -456,3 +523,52 @@ def test_empty_label_set_caption_counts_what_the_data_hold():
     assert text.startswith("2 of 8 test instances have an empty label set (e 2 of 3, scene 0 of 5)")
     assert "Jaccard(empty, empty) = 0" in text
     assert "changes no number" in describe_empty_label_sets({"scene": (0, 5)}, 1.0)
+
+
+# ------------------------------------------------------------------- the catalog
+
+
+def test_the_catalog_ships_with_the_package_and_the_config_holds_none_of_it():
+    import fnmatch
+    import tomllib
+
+    catalog = D.load_catalog()
+    assert {"scene", "yeast", "enron", "mediamill", "emotions", "flags", "bibtex", "mediamill-shape"} <= set(catalog)
+    assert catalog["scene"]["expected"] == {"n_train": 1211, "n_test": 1196, "m": 6, "d": 294}
+    shipped = Path(D.__file__).parent / "catalog.yaml"
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["fmeasure"]
+    assert any(fnmatch.fnmatch("datasets/catalog.yaml", pattern) for pattern in data), data
+    assert yaml.safe_load(shipped.read_text()) == catalog
+    assert yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["catalog"] == {}
+    catalog["scene"]["files"] = {}  # a copy: the next call is whole again
+    assert D.load_catalog()["scene"]["files"]["train"]["name"] == "scene-train.arff"
+
+
+def test_every_catalog_entry_is_valid_under_the_config_schema_and_cites_its_source():
+    import jsonschema
+
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())
+    entries = jsonschema.Draft202012Validator({"$defs": schema["$defs"], **schema["properties"]["catalog"]})
+    entries.validate(D.load_catalog())
+    for name, entry in D.load_catalog().items():
+        if entry["format"] != "synthetic":
+            assert entry["description"] and entry["citation"] and entry["homepage"], name
+
+
+def test_a_config_adds_entries_and_changes_keys_of_shipped_ones_still_validated():
+    from fmeasure.experiments.config import ConfigError, check_config, with_catalog
+
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg["catalog"] = {"flags": {"nominal": "ordinal"}, "toy": _entry()}
+    checked = check_config(cfg, ROOT / "config" / "schema.yaml")
+    assert checked["catalog"]["flags"]["nominal"] == "ordinal"
+    assert checked["catalog"]["flags"]["files"] == D.load_catalog()["flags"]["files"]  # the rest kept
+    assert checked["catalog"]["toy"]["files"]["xml"]["name"] == "toy.xml"
+    assert set(D.load_catalog()) < set(checked["catalog"])
+    assert with_catalog({})["catalog"] == D.load_catalog()
+    cfg["catalog"] = {"flags": {"nominal": "hash"}}
+    with pytest.raises(ConfigError, match=r"^config key 'catalog\.flags\.nominal': 'hash' is not one of"):
+        check_config(cfg, ROOT / "config" / "schema.yaml")
+    cfg["catalog"] = {"toy": {k: v for k, v in _entry().items() if k != "files"}}
+    with pytest.raises(ConfigError, match=r"^config key 'catalog\.toy': 'files' is a required property"):
+        check_config(cfg, ROOT / "config" / "schema.yaml")

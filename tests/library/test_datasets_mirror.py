@@ -1,8 +1,8 @@
 """Every dataset of the full-data mirror parses to the counts its MANIFEST.md states.
 
 The counts and checksums are read from the mirror's MANIFEST.md (written when the files were staged,
-from their ARFF headers and data sections), independently of this package. The catalog of
-config/config.yaml must agree with them, and parsing must find them. Skipped, with the reason, when
+from their ARFF headers and data sections), independently of this package. The package's catalog
+must agree with them, and parsing must find them. Skipped, with the reason, when
 no mirror is found (CI sets FMEASURE_DATA_MIRROR).
 """
 
@@ -10,15 +10,14 @@ import re
 
 import numpy as np
 import pytest
-import yaml
-from _mirror import ROOT, full_mirror, no_mirror_reason
+from _mirror import full_mirror, no_mirror_reason
 
 from fmeasure import datasets as D
 
 MIRROR = full_mirror()
 pytestmark = pytest.mark.skipif(MIRROR is None, reason=no_mirror_reason())
 
-CATALOG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["catalog"]
+CATALOG = D.load_catalog()
 # MANIFEST name -> catalog names parsed from its files.
 NAMES = {
     "scene": ["scene"],

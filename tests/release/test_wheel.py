@@ -293,22 +293,13 @@ print(kernels_compiled(), round(tree.score(X, Y), 6))
 
 
 # ----------------------------------------------------------------------------------------------
-# fmeasure.datasets.load_mulan(name, *, data_home=None, mirror=None, return_X_y=False) in the
-# installed package: the catalog comes from the wheel (no config/ beside it). Until the loader is
-# in fmeasure.datasets, this test is an expected failure that names it (strict: once the loader
-# is there, the mark lifts itself and the test must pass).
+# fmeasure.datasets.load_mulan in the installed package: the catalog comes from the wheel (no
+# config/ beside it).
 
 #: (n_train, n_test, labels, features) of the datasets read here (MULAN's counts)
 MULAN_COUNTS = {"flags": (129, 65, 7, 19), "emotions": (391, 202, 6, 72)}
-_HAS_LOADER = hasattr(importlib.import_module("fmeasure.datasets"), "load_mulan")
 
 
-@pytest.mark.xfail(
-    not _HAS_LOADER,
-    reason="fmeasure.datasets.load_mulan is not in the package yet",
-    raises=AssertionError,
-    strict=True,
-)
 @pytest.mark.parametrize("name", ["flags", "emotions"])
 def test_load_mulan_reads_a_dataset_with_the_shipped_catalog(venv, name):
     """flags comes whole with the tests (tests/data, laid out as a mirror); emotions from the
@@ -320,25 +311,18 @@ def test_load_mulan_reads_a_dataset_with_the_shipped_catalog(venv, name):
     code = """
 import sys
 import numpy as np
-import scipy.sparse as sp
-import fmeasure.datasets
-
-assert hasattr(fmeasure.datasets, "load_mulan"), "fmeasure.datasets has no load_mulan"
 from fmeasure.datasets import load_mulan
 
 name, mirror, home = sys.argv[1:]
-dataset = load_mulan(name, data_home=home, mirror=mirror)
-assert dataset is not None
-arrays = load_mulan(name, data_home=home, mirror=mirror, return_X_y=True)
-# (X, Y), or (X_train, Y_train, X_test, Y_test): pairs of features and 0/1 labels
-assert isinstance(arrays, tuple) and len(arrays) in (2, 4), type(arrays)
-pairs = [arrays[i : i + 2] for i in range(0, len(arrays), 2)]
-for X, Y in pairs:
-    Y = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
+bunch = load_mulan(name, data_home=home, mirror=mirror)
+X_train, Y_train, X_test, Y_test = load_mulan(name, data_home=home, mirror=mirror, return_X_y=True)
+assert np.array_equal(bunch.Y_train, Y_train) and np.array_equal(bunch.Y_test, Y_test)
+assert len(bunch.target_names) == Y_train.shape[1] and len(bunch.feature_names) == X_train.shape[1]
+for X, Y in ((X_train, Y_train), (X_test, Y_test)):
     assert X.shape[0] == Y.shape[0] and set(np.unique(Y)) <= {0, 1}
-print(sum(X.shape[0] for X, _ in pairs), pairs[0][1].shape[1], pairs[0][0].shape[1])
+print(X_train.shape[0], X_test.shape[0], Y_train.shape[1], X_train.shape[1])
 """
     r = _run(venv, python, "-c", code, name, mirror, venv[2] / "data_home")
     assert r.returncode == 0, r.stderr[-3000:]
     n_train, n_test, m, d = MULAN_COUNTS[name]
-    assert [int(v) for v in r.stdout.split()] == [n_train + n_test, m, d], r.stdout
+    assert [int(v) for v in r.stdout.split()] == [n_train, n_test, m, d], r.stdout

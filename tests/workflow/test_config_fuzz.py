@@ -36,12 +36,13 @@ from snakemake.cli import parse_config
 from snakemake.utils import update_config
 from snakemake.utils import validate as snakemake_validate
 
-from fmeasure.experiments.config import ConfigError, check_config, load_schema
+from fmeasure.experiments.config import ConfigError, check_config, load_schema, with_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "config" / "schema.yaml"
 SCHEMA = load_schema(SCHEMA_PATH)  # with the registry's lists of names, as check_config reads it
-BASE = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+#: config.yaml with the package's catalog under ``catalog``, as check_config reads it.
+BASE = with_catalog(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()))
 STRICT = jsonschema.Draft202012Validator(SCHEMA)
 EXAMPLES = int(os.environ.get("FMEASURE_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(

@@ -11,6 +11,7 @@ from _mirror import snakemake_env
 from snakemake.cli import parse_config
 from snakemake.utils import update_config
 
+from fmeasure.datasets import load_catalog
 from fmeasure.experiments.config import (
     FIXED_KEYS,
     OVERRIDE_STAGES,
@@ -22,6 +23,7 @@ from fmeasure.experiments.config import (
     exit_on_config_error,
     override_lines,
     select_datasets,
+    with_catalog,
 )
 from fmeasure.experiments.registry import STAGES
 
@@ -251,7 +253,7 @@ def test_as_list_accepts_yaml_lists_and_comma_strings():
 
 
 def _config(tmp_path, on_missing="skip"):
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg = with_catalog(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()))
     cfg["data"].update(dir=str(tmp_path / "data"), mirrors=[str(tmp_path / "nomirror")], on_missing=on_missing)
     return cfg
 
@@ -282,7 +284,7 @@ def test_select_datasets_skips_mediamill_with_instructions(tmp_path, monkeypatch
 
 
 def test_mediamill_urls_are_boomer_lfs_media_at_a_fixed_commit():
-    files = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["catalog"]["mediamill"]["files"]
+    files = load_catalog()["mediamill"]["files"]
     base = (
         "https://media.githubusercontent.com/media/mrapp-ke/Boomer-Datasets/f7e13d57a83f95c00098252641d69f78a8d0c204/"
     )
@@ -294,9 +296,10 @@ def test_mediamill_urls_are_boomer_lfs_media_at_a_fixed_commit():
 
 
 def test_content_entry_leaves_out_sources_and_adds_the_nominal_mode():
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg = with_catalog(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()))
     entry = content_entry(cfg, "scene")
     assert "url" not in entry["files"]["train"] and "homepage" not in entry and entry["nominal"] == "onehot"
+    assert "citation" not in entry and "description" not in entry  # describing the data changes no content
     assert entry["files"]["train"] == {
         "name": "scene-train.arff",
         "sha256": cfg["catalog"]["scene"]["files"]["train"]["sha256"],

@@ -11,9 +11,10 @@ import yaml
 from _mirror import ROOT, TEST_DATA, snakemake_env
 
 from fmeasure import datasets as D
+from fmeasure.experiments.config import with_catalog
 from fmeasure.experiments.resources import STAGES, dataset_counts, job_resources
 
-CONFIG = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+CONFIG = with_catalog(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()))
 PEAKS = list(csv.DictReader((TEST_DATA / "resource_peaks.csv").open()))
 MEDIAMILL = {"n_train": 30993, "n_test": 12914, "d": 120, "m": 101}
 

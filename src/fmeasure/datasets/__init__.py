@@ -1,6 +1,16 @@
 """Multi-label datasets: fetch (local mirror first, then download), verify, parse, cache.
 
-A dataset is a catalog entry (see ``config/config.yaml``, key ``catalog``) naming its files with
+For library users, in scikit-learn's style: :func:`load_mulan` loads a dataset of the catalog by
+name (train and test arrays in a Bunch, or ``return_X_y=True``), found in a mirror folder or
+downloaded, verified, parsed once and cached under :func:`get_data_home`
+(``~/scikit_learn_data/fmeasure``); :func:`list_datasets` lists the names with their counts;
+:func:`read_mulan` reads your own MULAN ARFF file (plain or gzip) with its XML label file.
+
+>>> from fmeasure.datasets import load_mulan
+>>> X_train, Y_train, X_test, Y_test = load_mulan("emotions", return_X_y=True)  # doctest: +SKIP
+
+A dataset is an entry of the package's catalog (:func:`load_catalog`, ``catalog.yaml`` beside this
+module; the pipeline's config may add entries or change keys under ``catalog``) naming its files with
 their expected sha256 (of the uncompressed content), optional download URLs, its format and the
 expected counts. The life of a dataset:
 
@@ -14,7 +24,8 @@ expected counts. The life of a dataset:
 3. :func:`save` / :func:`load` write and read the fast binary cache (``.npz``).
 
 The modules follow these steps: ``_fetch`` (mirrors, downloads, sha256), ``_parse`` (ARFF, XML,
-LibSVM, nominal features), ``_cache`` (``.npz`` and the counts sidecar); ``_base`` holds
+LibSVM, nominal features; plain or gzip files), ``_cache`` (``.npz`` and the counts sidecar);
+``_catalog`` reads the catalog, ``_loaders`` holds the loaders above; ``_base`` holds
 :class:`Dataset` and :class:`DatasetError`. Import from ``fmeasure.datasets``. Synthetic datasets
 of a chosen shape (catalog entries with ``format: synthetic``) come from the public submodule
 :mod:`fmeasure.datasets.synthetic` (``generate``, ``check_entry``), imported only when used: its
@@ -26,6 +37,7 @@ and the problem; nothing half-written is left behind.
 
 from fmeasure.datasets._base import Dataset, DatasetError
 from fmeasure.datasets._cache import counts_path, load, read_counts, save, write_counts
+from fmeasure.datasets._catalog import load_catalog
 from fmeasure.datasets._fetch import (
     MIRROR_ENV,
     availability,
@@ -36,11 +48,17 @@ from fmeasure.datasets._fetch import (
     sha256_of,
     url_problem,
 )
+from fmeasure.datasets._loaders import get_data_home, list_datasets, load_mulan, read_mulan
 from fmeasure.datasets._parse import DENSE_LIMIT, NOMINAL_MODES, encode_features, parse, read_arff_header
 
 __all__ = [
+    "load_mulan",
+    "read_mulan",
+    "list_datasets",
+    "get_data_home",
     "Dataset",
     "DatasetError",
+    "load_catalog",
     "MIRROR_ENV",
     "mirror_folders",
     "describe_mirrors",

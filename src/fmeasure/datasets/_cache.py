@@ -35,9 +35,11 @@ def _unpack(prefix: str, z):
     )
 
 
-def save(ds: Dataset, path) -> None:
-    """Write ``ds`` to a compressed ``.npz`` cache, atomically."""
+def save(ds: Dataset, path, extra: dict | None = None) -> None:
+    """Write ``ds`` to a compressed ``.npz`` cache, atomically (``extra``: more arrays to store,
+    which :func:`load` ignores)."""
     out = {
+        **(extra or {}),
         "name": np.asarray(ds.name),
         "Y_train": ds.Y_train,
         "Y_test": ds.Y_test,

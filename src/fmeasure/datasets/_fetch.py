@@ -57,22 +57,30 @@ def find_in_mirror(folders, subdir: str, filename: str) -> Path | None:
     return None
 
 
-def _open_maybe_gzip(path: Path):
+def open_binary(path):
+    """``path`` opened for reading bytes, decompressed if it is gzip (told by its first bytes, not its name)."""
+    path = Path(path)
     with open(path, "rb") as fh:
         magic = fh.read(2)
     return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
 
 
-def sha256_of(path) -> str:
-    """sha256 of a file's content, decompressing gzip transparently."""
-    digest = hashlib.sha256()
+def content_digest(path) -> tuple[str, int]:
+    """sha256 and length in bytes of a file's content, decompressing gzip transparently."""
+    digest, size = hashlib.sha256(), 0
     try:
-        with _open_maybe_gzip(Path(path)) as fh:
+        with open_binary(path) as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)
+                size += len(chunk)
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise DatasetError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
-    return digest.hexdigest()
+    return digest.hexdigest(), size
+
+
+def sha256_of(path) -> str:
+    """sha256 of a file's content, decompressing gzip transparently."""
+    return content_digest(path)[0]
 
 
 def fetch_file(
@@ -102,7 +110,7 @@ def fetch_file(
         if source is not None:
             origin = str(source)
             try:
-                with _open_maybe_gzip(source) as src, open(tmp, "wb") as dst:
+                with open_binary(source) as src, open(tmp, "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
             except (OSError, EOFError, gzip.BadGzipFile) as exc:
                 raise DatasetError(f"{source}: corrupt or truncated file ({exc})") from None

@@ -3,6 +3,7 @@ reader), nominal features encoded, counts checked against the catalog entry."""
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 import xml.etree.ElementTree as ET
@@ -12,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fmeasure.datasets._base import Dataset, DatasetError
+from fmeasure.datasets._fetch import open_binary
 
 log = logging.getLogger("fmeasure.datasets")
 
@@ -20,10 +22,17 @@ log = logging.getLogger("fmeasure.datasets")
 DENSE_LIMIT = 50_000_000
 
 
-def _xml_label_names(path: Path) -> list[str]:
+def open_text(path):
+    """``path`` opened as UTF-8 text, decompressed if it is gzip (plain ``.arff`` or ``.arff.gz``)."""
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8")
+
+
+def xml_label_names(path) -> list[str]:
+    """The label names of a MULAN XML label file (plain or gzip), in the file's order."""
     try:
-        root = ET.parse(path).getroot()
-    except (ET.ParseError, OSError) as exc:
+        with open_binary(path) as fh:
+            root = ET.parse(fh).getroot()
+    except (ET.ParseError, OSError, EOFError) as exc:
         raise DatasetError(f"{path}: not a valid MULAN XML label file ({exc})") from None
     names = [el.attrib["name"] for el in root.iter() if el.tag.endswith("label") and "name" in el.attrib]
     if not names:
@@ -68,6 +77,7 @@ def read_arff_header(path) -> tuple[list[tuple[str, object]], bool, int]:
     ``type`` is ``'NUMERIC'``, ``'REAL'``, ``'INTEGER'``, ``'STRING'`` or the list of a nominal
     attribute's categories. Names are read exactly as Weka and MULAN write them: quoted names with
     spaces, escaped quotes (``'Bewick\\'s Wren'`` is ``Bewick's Wren``) and non-ASCII characters (UTF-8).
+    The file may be gzip-compressed.
 
     Raises :class:`DatasetError` naming the file if the header is not valid ARFF.
     """
@@ -76,7 +86,7 @@ def read_arff_header(path) -> tuple[list[tuple[str, object]], bool, int]:
     path = Path(path)
     header, tokens, sparse_rows, rows, in_data = [], [], False, 0, False
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open_text(path) as fh:
             for line in fh:
                 if not in_data:
                     header.append(line)
@@ -94,8 +104,8 @@ def read_arff_header(path) -> tuple[list[tuple[str, object]], bool, int]:
                     sparse_rows = s.startswith("{")
     except UnicodeDecodeError as exc:
         raise DatasetError(f"{path}: not UTF-8 text ({exc})") from None
-    except OSError as exc:
-        raise DatasetError(f"{path}: cannot read ({exc})") from None
+    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+        raise DatasetError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
     if not tokens or not in_data:
         raise DatasetError(f"{path}: not an ARFF file (no @attribute/@data section)")
     try:
@@ -111,8 +121,8 @@ def read_arff_header(path) -> tuple[list[tuple[str, object]], bool, int]:
     return [(n, t) for n, (_, t) in zip(names, attributes)], sparse_rows, rows
 
 
-def _read_arff(path: Path, labels: list[str]):
-    """All attributes of an ARFF file, labels split off.
+def read_arff(path, labels: list[str]):
+    """All attributes of an ARFF file (plain or gzip), labels split off.
 
     Returns ``(feature_attributes, F, Y, label_names)``: ``F`` holds the feature attributes'
     values (numeric values as they are, nominal values as category indices, NaN for a missing
@@ -121,6 +131,7 @@ def _read_arff(path: Path, labels: list[str]):
     """
     import arff
 
+    path = Path(path)
     attrs, is_sparse, n_rows = read_arff_header(path)
     names = [a[0] for a in attrs]
     absent = [lab for lab in labels if lab not in names]
@@ -137,7 +148,7 @@ def _read_arff(path: Path, labels: list[str]):
         raise DatasetError(f"{path}: ARFF file has no data rows")
     has_string = any(t == "STRING" for _, t in attrs)
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open_text(path) as fh:
             if is_sparse:
                 data, rows, cols = arff.load(fh, encode_nominal=True, return_type=arff.COO)["data"]
                 if any(v is None or isinstance(v, str) for v in data):
@@ -191,7 +202,7 @@ def _is_identifier(values: np.ndarray, categories: list) -> bool:
 
 
 def encode_features(name: str, attributes, F_train, F_test, nominal: str = "onehot"):
-    """Numeric feature matrices from the raw attribute values of :func:`_read_arff`.
+    """Numeric feature matrices from the raw attribute values of :func:`read_arff`.
 
     * numeric attributes are kept as they are (a missing value is an error);
     * string attributes and identifier attributes are dropped: a nominal attribute with at least
@@ -273,26 +284,72 @@ def encode_features(name: str, attributes, F_train, F_test, nominal: str = "oneh
     return parts[0], parts[1], names
 
 
-def _read_libsvm(path: Path, n_features: int, n_labels: int, zero_based_features):
-    from sklearn.datasets import load_svmlight_file
+def _read_libsvm(train: Path, test: Path, n_features, n_labels, zero_based_features):
+    """Both LibSVM files of a dataset, read together (same feature indexing); ``n_features`` and
+    ``n_labels`` None: the largest index found, plus one."""
+    from sklearn.datasets import load_svmlight_files
 
     try:
-        X, y = load_svmlight_file(str(path), n_features=n_features, multilabel=True, zero_based=zero_based_features)
-    except Exception as exc:
-        raise DatasetError(f"{path}: cannot parse LibSVM ({exc.__class__.__name__}: {exc})") from None
-    Y = np.zeros((X.shape[0], n_labels), dtype=np.int8)
-    for row, labels in enumerate(y):
-        idx = np.asarray(labels, dtype=int)
-        if idx.size and (idx.min() < 0 or idx.max() >= n_labels):
-            raise DatasetError(f"{path}: line {row + 1} has a label index outside 0..{n_labels - 1}")
-        Y[row, idx] = 1
-    return sp.csr_matrix(X, dtype=np.float64), Y
+        with open_binary(train) as f_train, open_binary(test) as f_test:
+            X_train, y_train, X_test, y_test = load_svmlight_files(
+                [f_train, f_test], n_features=n_features, multilabel=True, zero_based=zero_based_features
+            )
+    except (ValueError, OSError, EOFError) as exc:
+        raise DatasetError(f"{train}, {test}: cannot parse LibSVM ({exc.__class__.__name__}: {exc})") from None
+    if n_labels is None:
+        n_labels = 1 + max((int(max(labels)) for y in (y_train, y_test) for labels in y if len(labels)), default=0)
+    out = []
+    for path, X, y in ((train, X_train, y_train), (test, X_test, y_test)):
+        Y = np.zeros((X.shape[0], n_labels), dtype=np.int8)
+        for row, labels in enumerate(y):
+            idx = np.asarray(labels, dtype=int)
+            if idx.size and (idx.min() < 0 or idx.max() >= n_labels):
+                raise DatasetError(f"{path}: line {row + 1} has a label index outside 0..{n_labels - 1}")
+            Y[row, idx] = 1
+        out += [sp.csr_matrix(X, dtype=np.float64), Y]
+    return out
 
 
-def _densify(X):
+def densify(X):
+    """``X`` as dense float64, unless it is sparse with more than :data:`DENSE_LIMIT` cells (then CSR)."""
     if not sp.issparse(X):
         return np.ascontiguousarray(X, dtype=np.float64)
     return X.toarray() if X.shape[0] * X.shape[1] <= DENSE_LIMIT else X.tocsr()
+
+
+#: The files each format needs.
+ROLES = {"arff": ("train", "test", "xml"), "libsvm": ("train", "test")}
+
+
+def check_entry(name: str, entry) -> None:
+    """Raise :class:`DatasetError` if catalog entry ``entry`` lacks what :func:`parse` needs (its
+    format, and the name of each file the format needs)."""
+    if not isinstance(entry, dict):
+        raise DatasetError(f"catalog entry {name!r}: not a mapping of keys ({entry!r})")
+    fmt = entry.get("format")
+    if fmt not in (*ROLES, "synthetic"):
+        raise DatasetError(f"catalog entry {name!r}: unknown format {fmt!r} (use 'arff', 'libsvm' or 'synthetic')")
+    if fmt == "synthetic":
+        return
+    files = entry.get("files")
+    missing = [r for r in ROLES[fmt] if not isinstance(files, dict) or not (files.get(r) or {}).get("name")]
+    if missing:
+        raise DatasetError(
+            f"catalog entry {name!r}: files.{missing[0]}.name is missing (a {fmt} entry names its {', '.join(ROLES[fmt])} files)"
+        )
+
+
+def raw_file(raw_dir, filename: str) -> Path:
+    """``raw_dir/filename``, or ``raw_dir/filename.gz`` if only that exists; raises :class:`DatasetError`
+    if neither does or the file is empty."""
+    path = Path(raw_dir) / filename
+    if not path.is_file() and path.with_name(filename + ".gz").is_file():
+        path = path.with_name(filename + ".gz")
+    if not path.is_file():
+        raise DatasetError(f"{path}: raw file missing (run the fetch step)")
+    if path.stat().st_size == 0:
+        raise DatasetError(f"{path}: empty file")
+    return path
 
 
 def parse(name: str, entry: dict, raw_dir, nominal: str = "onehot") -> Dataset:
@@ -305,43 +362,59 @@ def parse(name: str, entry: dict, raw_dir, nominal: str = "onehot") -> Dataset:
     entry : dict
         Catalog entry: ``format`` ("arff", "libsvm" or "synthetic": generated by
         :func:`fmeasure.datasets.synthetic.generate`, no files), ``files`` (train, test, and for ARFF
-        xml, each with ``name``), ``expected`` counts (n_train, n_test, m, and d = feature
-        attributes in the file, before encoding), optional ``subset`` (first ``train``/``test``
-        rows kept, for smoke tests), ``nominal`` (overrides the argument) and, for LibSVM,
-        ``label_names`` and ``zero_based_features``.
+        xml, each with ``name``), optional ``expected`` counts (n_train, n_test, m, and d = feature
+        attributes in the file, before encoding; each one given is checked), optional ``subset``
+        (first ``train``/``test`` rows kept, for smoke tests), ``nominal`` (overrides the argument)
+        and, for LibSVM, ``label_names`` and ``zero_based_features`` (without ``expected.m`` and
+        ``expected.d`` the largest label and feature index found decide them).
     raw_dir : path
-        Folder holding the verified raw files.
+        Folder holding the verified raw files, each plain or gzip-compressed (``<name>`` or
+        ``<name>.gz``).
     nominal : {"onehot", "ordinal", "error"}
         What to do with nominal features of more than two categories (see :func:`encode_features`).
+
+    Raises
+    ------
+    DatasetError
+        A file is missing, empty or malformed, the entry lacks a key it needs, or a count differs
+        from ``expected``; the one-line message names the file or the entry.
     """
+    check_entry(name, entry)
     if entry.get("format") == "synthetic":
         from fmeasure.datasets.synthetic import generate  # here: scipy.special only when generating
 
         return generate(name, entry)
-    raw_dir = Path(raw_dir)
-    files = {k: raw_dir / v["name"] for k, v in entry["files"].items()}
-    for path in files.values():
-        if not path.is_file():
-            raise DatasetError(f"{path}: raw file missing (run the fetch step)")
-        if path.stat().st_size == 0:
-            raise DatasetError(f"{path}: empty file")
-    exp = entry["expected"]
+    files = {role: raw_file(raw_dir, spec["name"]) for role, spec in entry["files"].items()}
+    return parse_files(name, entry, files, nominal)
+
+
+def parse_files(name: str, entry: dict, files: dict, nominal: str = "onehot") -> Dataset:
+    """:func:`parse` with the path of each file given (``{"train": path, "test": path, "xml": path}``,
+    each plain or gzip-compressed), wherever they are."""
+    check_entry(name, entry)
+    files = {role: Path(path) for role, path in files.items()}
+    exp = entry.get("expected") or {}
     fmt = entry["format"]
     if fmt == "arff":
-        labels = _xml_label_names(files["xml"])
-        attrs, Ftr, Ytr, lab = _read_arff(files["train"], labels)
-        attrs_te, Fte, Yte, lab_te = _read_arff(files["test"], labels)
+        labels = xml_label_names(files["xml"])
+        attrs, Ftr, Ytr, lab = read_arff(files["train"], labels)
+        attrs_te, Fte, Yte, lab_te = read_arff(files["test"], labels)
         if lab != lab_te or attrs != attrs_te:
             raise DatasetError(f"{files['test']}: attributes differ from {files['train'].name}")
         n_attributes = len(attrs)
     elif fmt == "libsvm":
-        Xtr, Ytr = _read_libsvm(files["train"], exp["d"], exp["m"], entry.get("zero_based_features", "auto"))
-        Xte, Yte = _read_libsvm(files["test"], exp["d"], exp["m"], entry.get("zero_based_features", "auto"))
-        lab = list(entry.get("label_names") or [str(i) for i in range(exp["m"])])
-        feat = [f"f{j}" for j in range(exp["d"])]
+        names = entry.get("label_names")
+        m = exp.get("m") or (len(names) if names else None)
+        Xtr, Ytr, Xte, Yte = _read_libsvm(
+            files["train"], files["test"], exp.get("d"), m, entry.get("zero_based_features", "auto")
+        )
+        lab = list(names or [str(i) for i in range(Ytr.shape[1])])
+        if len(lab) != Ytr.shape[1]:
+            raise DatasetError(f"catalog entry {name!r}: {len(lab)} label_names for {Ytr.shape[1]} labels")
+        feat = [f"f{j}" for j in range(Xtr.shape[1])]
         n_attributes = Xtr.shape[1]
     else:
-        raise DatasetError(f"catalog entry {name!r}: unknown format {fmt!r} (use 'arff', 'libsvm' or 'synthetic')")
+        raise DatasetError(f"catalog entry {name!r}: format {fmt!r} has no files to parse")
     got = {"n_train": Ytr.shape[0], "n_test": Yte.shape[0], "m": Ytr.shape[1], "d": n_attributes}
     for key, value in got.items():
         if key in exp and exp[key] != value:
@@ -354,4 +427,4 @@ def parse(name: str, entry: dict, raw_dir, nominal: str = "onehot") -> Dataset:
         Xtr, Ytr = Xtr[: subset["train"]], Ytr[: subset["train"]]
     if subset.get("test"):
         Xte, Yte = Xte[: subset["test"]], Yte[: subset["test"]]
-    return Dataset(name, _densify(Xtr), Ytr, _densify(Xte), Yte, list(lab), list(feat), n_attributes)
+    return Dataset(name, densify(Xtr), Ytr, densify(Xte), Yte, list(lab), list(feat), n_attributes)

@@ -6,6 +6,8 @@
   job runs, never a crash deep inside one.
 * :func:`load_schema` reads ``config/schema.yaml`` with its lists of names filled in from
   :mod:`fmeasure.experiments.registry` (a node ``{x-names: NAME}`` becomes an ``enum``).
+* :func:`with_catalog` puts the package's catalog of datasets (``fmeasure.datasets.load_catalog``)
+  under ``catalog``, the config's own entries merged over it.
 * :func:`check_config` reads text values as the types ``config/schema.yaml`` wants (``--config``
   gives nested values as text), validates the merged configuration, cross-checks the names that
   must exist elsewhere in it, fills in the schema's defaults, and reports the first problem in one
@@ -31,7 +33,7 @@ import logging
 import re
 import sys
 
-from fmeasure.datasets import availability
+from fmeasure.datasets import availability, load_catalog
 from fmeasure.datasets.synthetic import check_entry
 from fmeasure.experiments import registry
 from fmeasure.experiments.registry import OVERRIDE_STAGES, STAGE_TABLES, THEORY_SURROGATES
@@ -43,6 +45,7 @@ __all__ = [
     "as_list",
     "select_datasets",
     "load_schema",
+    "with_catalog",
     "check_config",
     "exit_on_config_error",
     "content_entry",
@@ -61,8 +64,8 @@ __all__ = [
     "setting_datasets",
 ]
 
-#: Keys of a catalog entry that say where its files come from, not what they are.
-SOURCE_KEYS = ("homepage", "mirror_dir")
+#: Keys of a catalog entry that say where its files come from or describe it, not what they hold.
+SOURCE_KEYS = ("homepage", "mirror_dir", "description", "citation")
 #: Keys of a catalog file spec that say where it comes from.
 FILE_SOURCE_KEYS = ("url",)
 
@@ -485,11 +488,30 @@ def load_schema(schema) -> dict:
     return fill(schema, "")
 
 
+def with_catalog(config: dict) -> dict:
+    """A copy of ``config`` whose ``catalog`` is the package's catalog with the config's own entries
+    merged over it (nested keys merged: an entry of the config adds a dataset or changes keys of a
+    shipped one). A ``catalog`` that is not a mapping is left as it is, for the schema to name.
+
+    Examples
+    --------
+    >>> cfg = with_catalog({"catalog": {"mine": {"format": "arff"}, "scene": {"nominal": "error"}}})
+    >>> cfg["catalog"]["mine"], cfg["catalog"]["scene"]["nominal"], cfg["catalog"]["yeast"]["expected"]["m"]
+    ({'format': 'arff'}, 'error', 14)
+    """
+    config = copy.deepcopy(config)
+    own = config.get("catalog")
+    if own is None or isinstance(own, dict):
+        config["catalog"] = load_catalog(own)
+    return config
+
+
 def check_config(config: dict, schema) -> dict:
     """The configuration read, checked against ``schema`` (a dict or a YAML file, read by
     :func:`load_schema`) and completed.
 
-    Returns a new dict (``config`` is not changed): text values read as the type the schema wants
+    Returns a new dict (``config`` is not changed): the package's catalog under ``catalog`` with the
+    config's entries merged over it (:func:`with_catalog`), text values read as the type the schema wants
     (``--config data={download_timeout: 60}`` gives the number 60, ``--config stages=data,knn`` the
     list ``['data', 'knn']``), then validated, cross-checked (datasets in the catalog, peers to run
     and the voting members' fits defined, ablation overrides valid keys of their stage) and
@@ -502,7 +524,7 @@ def check_config(config: dict, schema) -> dict:
 
     schema = load_schema(schema)
     validator = jsonschema.validators.validator_for(schema)(schema)
-    config = _read_text_values(copy.deepcopy(config), validator, schema)
+    config = _read_text_values(with_catalog(config), validator, schema)
     errors = list(validator.iter_errors(config))
     # A key the user wrote (misspelt, wrong type) says more than one left out.
     written = [e for e in errors if e.validator != "required"]
