@@ -19,7 +19,6 @@ interpreter (the classifiers list Python 3.11 to 3.13).
 """
 
 import email.parser
-import importlib
 import json
 import os
 import re
