@@ -1,7 +1,8 @@
 """The estimators that scikit-learn's own checks run on, and the checks expected to fail, with why.
 
 ``ESTIMATORS`` holds one small, fast instance of every estimator that ``fmeasure.learners`` exports
-(two where the estimator's behaviour depends on what it wraps or on its inference);
+(more where the estimator's behaviour depends on what it wraps or on its inference: the chain with
+sampled and exact inference, FOptimalClassifier on each of its routes);
 tests/library/test_sklearn_checks.py runs every check of
 :func:`sklearn.utils.estimator_checks.parametrize_with_checks` on each, with the multi-label tags
 the estimators declare. A check that cannot apply to an instance is listed, with its reason, by
@@ -11,6 +12,7 @@ list cannot keep a check that passes.
 
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils import get_tags
 
@@ -53,7 +55,10 @@ def estimators():
         FMeasureTree(max_depth=4, max_bins=8),
         BaggedFMeasureTrees(n_estimators=3, max_depth=4, max_bins=8, random_state=0),
         FOptimalClassifier(LogisticRegression()),
+        FOptimalClassifier(MultiOutputClassifier(LogisticRegression())),
+        FOptimalClassifier(ClassifierChain(LogisticRegression(), random_state=0), n_samples=50, random_state=0),
         FOptimalClassifier(RandomForestClassifier(n_estimators=5, random_state=0)),
+        FOptimalClassifier(KNeighborsClassifier(n_neighbors=3)),
         FOptimalSearchCV({"knn": FOptimalClassifier(KNeighborsClassifier(n_neighbors=3))}, cv=2, random_state=0),
         FOptimalMixture(
             [
