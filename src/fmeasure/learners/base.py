@@ -299,4 +299,18 @@ class MultiLabelClassifier(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, B
         that the learner measures (the label models of a parallel BR, LFP, EFP or chain, the
         folds of the structured SVM, the trees of a parallel bagging, and those of the members
         of an ensemble).
+
+    Notes
+    -----
+    Besides these, the experiments read a few attributes that only some learners have, each
+    documented with its learner: ``C_``, the regularisation chosen by cross-validation (one per
+    label for :class:`~fmeasure.learners.BinaryRelevance`, :class:`~fmeasure.learners.LFP`,
+    :class:`~fmeasure.learners.EFP` and :class:`~fmeasure.learners.ProbabilisticClassifierChain`,
+    one for :class:`~fmeasure.learners.FMeasureSSVM`), the fitted per-label models
+    ``estimators_`` of the logistic learners, and ``timings_``, the CPU seconds of the phases of
+    :class:`~fmeasure.learners.FMeasureTree` and :class:`~fmeasure.learners.BaggedFMeasureTrees`.
+
+    Every learner with a model of the label distribution (all but the structured SVM, which
+    scores label sets) has ``predict_expected_f(X)``, the expected F-measure of its prediction
+    under that distribution, and ``predict_marginals(X)``, its marginals P(y_j = 1 | x).
     """
