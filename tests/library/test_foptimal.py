@@ -18,7 +18,6 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
-from sklearn.utils.estimator_checks import estimator_checks_generator
 
 import fmeasure
 from fmeasure.learners import FOptimalClassifier
@@ -230,6 +229,24 @@ def test_foptimal_forced_gfm_on_marginals_is_near_fm():
 
 
 # ----------------------------------------------------------------------------- scikit-learn API
+
+
+@pytest.mark.parametrize(
+    "make, distribution",
+    [
+        (lambda: MultiOutputClassifier(LogisticRegression()), "marginals"),
+        (lambda: ClassifierChain(LogisticRegression(), random_state=0), "chain"),
+        (lambda: ExtraTreesClassifier(5, random_state=0), "forest"),
+        (lambda: KNeighborsClassifier(), "neighbors"),
+    ],
+)
+def test_foptimal_auto_inference_is_the_one_named_for_its_distribution(make, distribution):
+    from fmeasure.learners.foptimal import INFERENCE_BY_DISTRIBUTION
+
+    X, Y = toy(m=3)
+    clf = FOptimalClassifier(make(), n_samples=50).fit(X, Y)
+    assert clf.distribution_ == distribution
+    assert clf.inference_ == INFERENCE_BY_DISTRIBUTION[distribution] == ("fm" if distribution == "marginals" else "gfm")
 
 
 def test_foptimal_pipeline_routed_by_last_step_and_grid_search():
@@ -529,49 +546,6 @@ def test_foptimal_predict_with_other_features_names_them(make):
     for method in (clf.predict, clf.predict_expected_f, clf.predict_marginals):
         with pytest.raises(ValueError, match=r"X has 4 features, but .* is expecting 5 features"):
             method(X[:, :4])
-
-
-# ----------------------------------------------------------------------------- check_estimator
-
-#: Checks that do not apply to a 0/1 label meta-estimator, with why.
-_NOT_01 = "feeds labels coded other than 0/1, rejected (test_foptimal_rejects_bad_labels)"
-NOT_APPLICABLE = {
-    "check_classifiers_classes": _NOT_01 + " (string classes)",
-    "check_fit2d_1feature": _NOT_01 + " (classes 1 and 2)",
-    "check_estimators_dtypes": _NOT_01,
-    "check_classifier_data_not_an_array": _NOT_01,
-    "check_array_api_input": "no array-API support is claimed",
-}
-
-
-def _check_name(check) -> str:
-    return getattr(check, "func", check).__name__
-
-
-def _applicable_checks():
-    """scikit-learn's API checks of each route, less the ones that do not apply (NOT_APPLICABLE)."""
-    estimators = [
-        FOptimalClassifier(MultiOutputClassifier(LogisticRegression())),
-        FOptimalClassifier(ClassifierChain(LogisticRegression()), n_samples=50, random_state=0),
-        FOptimalClassifier(RandomForestClassifier(n_estimators=5, random_state=0)),
-        FOptimalClassifier(KNeighborsClassifier(n_neighbors=3)),
-    ]
-    for est in estimators:
-        for e, check in estimator_checks_generator(est, legacy=True, mark=None):
-            if _check_name(check) not in NOT_APPLICABLE:
-                yield pytest.param(e, check, id=f"{type(e.estimator).__name__}-{_check_name(check)}")
-
-
-def test_not_applicable_checks_are_real_check_names():
-    names = {_check_name(c) for _, c in estimator_checks_generator(FOptimalClassifier(KNeighborsClassifier()))}
-    assert set(NOT_APPLICABLE) - {"check_array_api_input"} <= names
-
-
-@pytest.mark.parametrize("estimator, check", list(_applicable_checks()))
-def test_foptimal_sklearn_api(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", category=UserWarning)
-        check(estimator)
 
 
 # ----------------------------------------------------------------------------- the stage

@@ -271,3 +271,19 @@ def test_br_predict_is_the_threshold_alone(monkeypatch):
     assert got.dtype == np.int8
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(got, (br.predict_marginals(Xq) > 0.5).astype(np.int8))
+
+
+def test_fitted_state_names_the_c_of_each_label_and_the_workers_cpu():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(150, 3))
+    Y = (X + rng.normal(size=(150, 3)) > 0).astype(np.int8)
+    Y[:, 2] = 0  # one class only: no C is tuned
+    br = BinaryRelevance(Cs=(0.01, 1.0), cv=3).fit(X, Y)
+    np.testing.assert_array_equal(br.C_[:2], [est.C_ for est in br.estimators_[:2]])
+    assert np.isnan(br.C_[2]) and set(br.C_[:2]) <= {0.01, 1.0}
+    efp = EFP(Cs=(0.01, 1.0), cv=3).fit(X, Y)
+    assert efp.C_.shape == (3,) and np.isnan(efp.C_[2]) and efp.zero_model_.C_ in (0.01, 1.0)
+    # the label models fitted in worker processes count in fit_cpu_time_, with this process's CPU
+    par = BinaryRelevance(Cs=(0.01, 1.0), cv=3, n_jobs=2).fit(X, Y)
+    assert par._worker_cpu_time > 0 and par.fit_cpu_time_ > par._worker_cpu_time
+    np.testing.assert_array_equal(par.predict(X), br.predict(X))

@@ -313,7 +313,7 @@ def test_pcc_bad_input(bad):
         _random_chain(17)[0].joint_distribution(np.zeros((1, 3)))
     with pytest.raises(ValueError, match="not fitted"):
         PCC().sample(X)
-    with pytest.raises(ValueError, match="Y"):
+    with pytest.raises(ValueError, match="y must be a binary 0/1"):
         PCC().fit(X, [[0, 2], [1, 0]])
 
 

@@ -12,13 +12,20 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.ensemble import ExtraTreesClassifier
+from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold, ParameterGrid
 from sklearn.neighbors import KNeighborsClassifier
-from sklearn.utils.estimator_checks import estimator_checks_generator
 
 import fmeasure
-from fmeasure.learners import FOptimalClassifier, FOptimalMixture, FOptimalSearchCV, KNeighborsFMeasure, LabelPowerset
+from fmeasure.learners import (
+    FMeasureSSVM,
+    FOptimalClassifier,
+    FOptimalMixture,
+    FOptimalSearchCV,
+    KNeighborsFMeasure,
+    LabelPowerset,
+)
 from fmeasure.learners import search as S
 from fmeasure.metrics import mean_f_measure
 
@@ -139,7 +146,10 @@ def test_search_predict_expected_f_follows_the_winner():
     trees = FOptimalSearchCV({"trees": USER_CANDIDATES["trees"]}, cv=2, random_state=0).fit(X, Y)
     np.testing.assert_allclose(trees.predict_expected_f(X[:5]), trees.best_estimator_.predict_expected_f(X[:5]))
     knn = FOptimalSearchCV({"knn": USER_CANDIDATES["knn"]}, cv=2).fit(X, Y)
-    assert not hasattr(knn, "predict_expected_f")  # KNeighborsFMeasure has none
+    np.testing.assert_allclose(knn.predict_expected_f(X[:5]), knn.best_estimator_.predict_expected_f(X[:5]))
+    np.testing.assert_allclose(knn.predict_marginals(X[:5]), knn.best_estimator_.predict_marginals(X[:5]))
+    own = FOptimalSearchCV({"ssvm": FMeasureSSVM(Cs=(1.0,), max_iter=5)}, cv=2).fit(X, Y)
+    assert not hasattr(own, "predict_expected_f")  # a candidate of your own without it
     no_refit = FOptimalSearchCV({"knn": USER_CANDIDATES["knn"]}, cv=2, refit=False).fit(X, Y)
     assert no_refit.best_candidate_ == "knn" and not hasattr(no_refit, "best_estimator_")
     with pytest.raises(AttributeError, match="refit=False"):
@@ -299,7 +309,13 @@ def test_search_bad_arguments_name_the_argument(params, name):
 
 
 @pytest.mark.parametrize(
-    "y, match", [(np.zeros(90), "2-D"), (np.full((90, 2), 2), "0/1"), (np.zeros((80, 2)), "rows"), (None, "y")]
+    "y, match",
+    [
+        (np.arange(90) % 3, r"^y: Only binary classification is supported\. The type of the target is multiclass"),
+        (np.full((90, 2), 2), "0/1"),
+        (np.zeros((80, 2)), "rows"),
+        (None, "y"),
+    ],
 )
 def test_search_bad_labels_name_y(y, match):
     X, _ = toy()
@@ -314,36 +330,76 @@ def test_search_rules_that_leave_nothing_say_so(monkeypatch):
         FOptimalSearchCV(["powerset"], cv=2).fit(X, Y)
 
 
-# ----------------------------------------------------------------------------- scikit-learn API
-
-_ONE_D_Y = "feeds a 1-D y, which FOptimalSearchCV rejects as single-label (test_search_bad_labels_name_y)"
-NOT_APPLICABLE = {
-    "check_classifiers_train": _ONE_D_Y,
-    "check_classifiers_classes": _ONE_D_Y,
-    "check_classifiers_one_label": _ONE_D_Y,
-    "check_classifiers_one_label_sample_weights": _ONE_D_Y,
-    "check_classifier_not_supporting_multiclass": _ONE_D_Y,
-    "check_fit2d_1feature": _ONE_D_Y,
-    "check_supervised_y_2d": _ONE_D_Y,
-    "check_estimators_dtypes": "feeds labels coded other than 0/1",
-    "check_classifier_data_not_an_array": "feeds labels coded other than 0/1",
-    "check_array_api_input": "no array-API support is claimed",
-}
+# ----------------------------------------------------------------------------- failing candidates, progress, 1-D y
 
 
-def _checks():
-    est = FOptimalSearchCV({"knn": FOptimalClassifier(KNeighborsClassifier(n_neighbors=3))}, cv=2, random_state=0)
-    for e, check in estimator_checks_generator(est, legacy=True, mark=None):
-        name = getattr(check, "func", check).__name__
-        if name not in NOT_APPLICABLE:
-            yield pytest.param(e, check, id=name)
+class _FailsOnFewRows(KNeighborsFMeasure):
+    """A kNN whose fit fails on training sets smaller than ``min_rows``."""
+
+    def __init__(self, n_neighbors=3, min_rows=70):
+        super().__init__(n_neighbors=n_neighbors)
+        self.min_rows = min_rows
+
+    _parameter_constraints = {**KNeighborsFMeasure._parameter_constraints, "min_rows": [int]}
+
+    def fit(self, X, y):
+        if len(X) < self.min_rows:
+            raise RuntimeError("too few rows")
+        return super().fit(X, y)
 
 
-@pytest.mark.parametrize("estimator, check", list(_checks()))
-def test_search_sklearn_api(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", category=UserWarning)
-        check(estimator)
+def test_search_error_score_follows_grid_search():
+    X, Y = toy()
+    cands = {"fails": _FailsOnFewRows(), "knn": KNeighborsFMeasure(n_neighbors=5)}
+    # the default: a failing candidate scores NaN, a warning says so, and the other one is chosen
+    with pytest.warns(FitFailedWarning, match="3 fits failed out of a total of 6"):
+        search = FOptimalSearchCV(cands, cv=3, random_state=0).fit(X, Y)
+    assert np.isnan(search.cv_results_["mean_test_score"][0]) and search.best_candidate_ == "knn"
+    with pytest.warns(FitFailedWarning, match="will be set to 0.0"):
+        zero = FOptimalSearchCV(cands, cv=3, random_state=0, error_score=0.0).fit(X, Y)
+    assert zero.cv_results_["split0_test_score"][0] == 0.0
+    with pytest.raises(RuntimeError, match="too few rows"):
+        FOptimalSearchCV(cands, cv=3, random_state=0, error_score="raise").fit(X, Y)
+    with pytest.raises(ValueError, match="error_score"):
+        FOptimalSearchCV(cands, cv=3, error_score="ignore").fit(X, Y)
+    # a route whose every fit fails does not stop the search (GridSearchCV's handling, in one batch)
+    with pytest.warns(FitFailedWarning, match="3 fits failed out of a total of 6"):
+        alone = FOptimalSearchCV(cands, cv=3, random_state=0).fit(X, Y)
+    assert alone.best_candidate_ == "knn" and alone.cv_results_["candidate"].tolist() == ["fails", "knn"]
+    with pytest.raises(ValueError, match="All the 3 fits failed"):
+        FOptimalSearchCV({"fails": _FailsOnFewRows()}, cv=3).fit(X, Y)
+
+
+def test_search_verbose_prints_a_line_per_fit_and_per_candidate(capsys):
+    X, Y = toy()
+    FOptimalSearchCV(USER_CANDIDATES, cv=3, random_state=0).fit(X, Y)
+    assert capsys.readouterr().out == ""
+    search = FOptimalSearchCV(USER_CANDIDATES, cv=3, random_state=0, verbose=1).fit(X, Y)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "FOptimalSearchCV: 5 candidates of 3 routes x 3 folds = 15 fits on 90 x 4, then a refit"
+    fits = [line for line in lines if " fits done, " in line]
+    assert len(fits) == 15
+    assert fits[0].startswith("FOptimalSearchCV: knn {'n_neighbors': 3} fold 1 of 3 fitted in ")
+    assert fits[0].split("; ")[1].startswith("1 of 15 fits done, ")
+    assert fits[-1].startswith("FOptimalSearchCV: powerset  fold 3 of 3 fitted in ")
+    means = [line for line in lines if " +- " in line]
+    assert len(means) == 5 and means[0].startswith("FOptimalSearchCV: knn {'n_neighbors': 3}: F = ")
+    assert lines[-1].startswith(f"FOptimalSearchCV: chose {search.best_candidate_} ")
+
+
+def test_search_1d_y_is_one_label_and_predicts_1d():
+    X, Y = toy()
+    y = np.where(Y[:, 0] == 1, "yes", "no")
+    for candidates in (["knn", "lfp"], USER_CANDIDATES):
+        flat = FOptimalSearchCV(candidates, cv=3, random_state=0).fit(X, y)
+        col = FOptimalSearchCV(candidates, cv=3, random_state=0).fit(X, Y[:, :1])
+        assert flat.best_candidate_ == col.best_candidate_ and flat.classes_.tolist() == ["no", "yes"]
+        H = flat.predict(X)
+        assert H.shape == (len(X),)
+        np.testing.assert_array_equal(H, np.where(col.predict(X)[:, 0] == 1, "yes", "no"))
+        np.testing.assert_allclose(flat.predict_expected_f(X), col.predict_expected_f(X))
+        np.testing.assert_allclose(flat.predict_marginals(X), col.predict_marginals(X)[:, 0])
+        assert flat.score(X, y) == pytest.approx(np.mean(H == y))
 
 
 # ----------------------------------------------------------------------------- FOptimalMixture

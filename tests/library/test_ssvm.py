@@ -5,7 +5,6 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _sklearn_checks import api_checks
 
 from fmeasure.learners import FMeasureSSVM
 from fmeasure.learners.parametric import LFP
@@ -150,14 +149,6 @@ def test_ssvm_rejects_non_binary_targets():
     Xa, Y = _toy(n=20)
     with pytest.raises(ValueError, match="binary"):
         FMeasureSSVM(Cs=(1.0,)).fit(Xa, Y * 2)
-
-
-API_CHECKS = api_checks(FMeasureSSVM(Cs=(1.0,), max_iter=20))
-
-
-@pytest.mark.parametrize("estimator, check", API_CHECKS)
-def test_ssvm_sklearn_api(estimator, check):
-    check(estimator)
 
 
 def test_ssvm_blocks_partition_by_label_count():

@@ -5,7 +5,6 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _sklearn_checks import api_checks
 
 from fmeasure.estimation import p_matrix
 from fmeasure.inference import brute_force, gfm_from_p
@@ -218,14 +217,6 @@ def test_trees_rejects_non_binary_targets():
         FMeasureTree().fit(np.arange(8.0).reshape(4, 2), np.array([[0, 2], [1, 0], [0, 1], [1, 1]]))
     with pytest.raises(ValueError, match="prediction"):
         BaggedFMeasureTrees(prediction="mean").fit(np.arange(8.0).reshape(4, 2), np.eye(4, 2))
-
-
-API_CHECKS = api_checks(FMeasureTree(min_samples_leaf=2), BaggedFMeasureTrees(n_estimators=3, random_state=0))
-
-
-@pytest.mark.parametrize("estimator, check", API_CHECKS)
-def test_trees_sklearn_api(estimator, check):
-    check(estimator)
 
 
 @pytest.mark.parametrize("module", ["counts", "binning", "splitter", "estimators"])

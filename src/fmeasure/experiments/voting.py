@@ -227,7 +227,8 @@ def run_fit(ds, fit_name: str, cfg: dict, n_jobs=None) -> dict:
         t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        cpu += float(getattr(out, "fit_cpu_time_", 0.0) or 0.0) if n_jobs not in (None, 1) else 0.0
+        # a fitted learner's fit_cpu_time_ counts this process and its worker processes
+        cpu = max(cpu, float(getattr(out, "fit_cpu_time_", 0.0) or 0.0))
         phases.append({"phase": phase, "wall_s": wall, "cpu_s": cpu})
         log.info("voting fit %s on %s: %s done in %.1f s (%.1f s CPU)", fit_name, ds.name, phase, wall, cpu)
         return out

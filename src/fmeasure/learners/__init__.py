@@ -21,7 +21,11 @@
 - ``FOptimalSearchCV`` (:mod:`.search`): one route to F-optimal predictions, chosen among the above
   by cross-validation of the F-measure on the training set.
 
-The mean instance-wise F-measure scorer for ``GridSearchCV`` is
+Every one follows the contract of :class:`fmeasure.learners.base.MultiLabelClassifier` and passes
+scikit-learn's estimator checks: y is a 0/1 label matrix, or a 1-D y with two classes (one
+label); predictions come in y's values; ``predict_expected_f`` and ``predict_marginals`` give the
+expected F of the prediction and the marginals under the learner's own distribution of the labels
+(all but the structured SVM). The mean instance-wise F-measure scorer for ``GridSearchCV`` is
 :data:`fmeasure.metrics.f_measure_scorer`.
 """
 

@@ -43,13 +43,11 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context, clone
+from sklearn.base import clone
 from sklearn.utils import _safe_indexing, check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _num_samples, check_array, check_is_fitted
 
-from fmeasure import metrics
 from fmeasure.inference import (
     expected_f_independent,
     fm,
@@ -59,14 +57,21 @@ from fmeasure.inference import (
     marginal_modes,
 )
 from fmeasure.io import progress
-from fmeasure.learners.base import check_labels, multilabel_tags
+from fmeasure.learners.base import MultiLabelClassifier, check_labels, expected_f_of_samples, fit_context
 
-__all__ = ["FOptimalClassifier", "chain_samples", "ROUTES"]
+__all__ = ["FOptimalClassifier", "chain_samples", "INFERENCE_BY_DISTRIBUTION"]
 
 #: Inference methods that ``inference`` may force.
 INFERENCES = ("fm", "gfm", "threshold")
-#: ``distribution_`` -> the inference ``inference="auto"`` uses with it.
-ROUTES = {"marginals": "fm", "chain": "gfm", "forest": "gfm", "neighbors": "gfm", "powerset": "gfm"}
+#: The inference used with each distribution (``distribution_``) when ``inference="auto"``: FM for
+#: independent marginals, GFM for the distributions given by samples.
+INFERENCE_BY_DISTRIBUTION = {
+    "marginals": "fm",
+    "chain": "gfm",
+    "forest": "gfm",
+    "neighbors": "gfm",
+    "powerset": "gfm",
+}
 
 log = logging.getLogger(__name__)
 
@@ -325,42 +330,6 @@ def _neighbour_labels(knn):
     return check_labels(Ytr, name="the neighbours' labels")
 
 
-def _sample_expected_f(Ys, w, H):
-    """Mean F of H[i] over the (weighted) label vectors Ys[i] (F(0, 0) = 1)."""
-    tp = np.einsum("nsm,nm->ns", Ys, H.astype(np.int8), dtype=np.int64)
-    s = Ys.sum(axis=2, dtype=np.int64)
-    k = H.sum(axis=1, dtype=np.int64)[:, None]
-    den = s + k
-    F = np.where(den == 0, 1.0, 2.0 * tp / np.maximum(den, 1))
-    if w is None:
-        return F.mean(axis=1)
-    return (F * w).sum(axis=1) / w.sum(axis=1)
-
-
-def _check_y(y, n):
-    """(Y int8 (n, m), one_d): y as a 0/1 label matrix, or one clear error.
-
-    A sparse y is densified; a 1-D y is one label (``one_d`` True).
-    """
-    if y is None:
-        raise ValueError("y: FOptimalClassifier requires y to be passed, but the target y is None")
-    Y = np.asarray(y.toarray() if sp.issparse(y) else y)
-    if np.iscomplexobj(Y):
-        raise ValueError("y: Complex data not supported")
-    one_d = Y.ndim == 1
-    nonfinite = Y.dtype.kind == "f" and not np.isfinite(Y).all()  # NaN, inf: check_labels names the row
-    if one_d and not nonfinite and not np.isin(Y, (0, 1)).all():
-        kind = type_of_target(Y)
-        if kind == "continuous":
-            raise ValueError("y: Unknown label type: continuous; expected 0/1 labels")
-        values = np.unique(Y)
-        raise ValueError(
-            f"y: Only binary classification is supported. The type of the target is {kind}; a 1-D y is "
-            f"one label coded 0/1, got the values {values[:5].tolist()}{' ...' if values.size > 5 else ''}"
-        )
-    return check_labels(Y[:, None] if one_d else Y, n=n, name="y"), one_d
-
-
 def _is_frozen(est):
     """Whether the model that decides the route is already fitted (a FrozenEstimator on its way)."""
     from sklearn.frozen import FrozenEstimator
@@ -400,18 +369,20 @@ def _varying_labels(Y, est, distribution):
     return keep, np.flatnonzero(const)
 
 
-class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class FOptimalClassifier(MultiLabelClassifier):
     """F-optimal label sets from a probabilistic scikit-learn multi-label model.
 
     Fits a clone of ``estimator`` on (X, Y), reads the distribution of the labels that it gives
     for each instance, and predicts the label set with the largest expected instance-wise
     F-measure under that distribution (the table in :mod:`fmeasure.learners.foptimal`).
 
-    Y is a 0/1 matrix (n, m), dense or sparse. A 1-D 0/1 y is one label: predictions are then
-    1-D too. With one label a plain binary classifier (``LogisticRegression``) is fitted on it as
-    scikit-learn expects (a 1-D y) and read through its ``classes_``. In the marginal and chain
-    routes a label with one class only in training is not given to the estimator (which would
-    refuse it): its marginal is exactly that class, 0 or 1, and a chain draws it constant.
+    Y is a 0/1 matrix (n, m), dense or sparse. A 1-D y is one label whose two classes may be any
+    values: predictions are then 1-D too, in those values (the estimator is fitted on the label
+    coded 0/1, 1 for ``classes_[-1]``). With one label a plain binary classifier
+    (``LogisticRegression``) is fitted on it as scikit-learn expects (a 1-D y) and read through
+    its ``classes_``. In the marginal and chain routes a label with one class only in training is
+    not given to the estimator (which would refuse it): its marginal is exactly that class, 0 or
+    1, and a chain draws it constant.
 
     Parameters
     ----------
@@ -438,12 +409,12 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     inference_ : {"fm", "gfm", "threshold"}
     route_ : str
         ``f"{distribution_}+{inference_}"``, e.g. ``"marginals+fm"``.
-    n_labels_ : int
-    classes_ : list of ``n_labels_`` arrays [0, 1]; one array [0, 1] when fitted on a 1-D y
     constant_labels_ : ndarray of int
         Labels set aside because they have one class only in training (marginal and chain routes
         of an estimator fitted here; empty otherwise).
-    n_features_in_ : int (when the estimator has it)
+    n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_, fit_cpu_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`); X reaches
+        the estimator with its values and dtype (a DataFrame stays one).
 
     See Also
     --------
@@ -476,14 +447,17 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def __sklearn_tags__(self):
-        tags = multilabel_tags(super().__sklearn_tags__())
+        tags = super().__sklearn_tags__()
         inner = get_tags(self.estimator)
         tags.input_tags.sparse = inner.input_tags.sparse
         tags.input_tags.allow_nan = inner.input_tags.allow_nan
-        tags.target_tags.single_output = True  # a 1-D y is one 0/1 label
+        # a label matrix is accepted (one column for a binary classifier); several labels when
+        # the estimator takes them
+        several = inner.target_tags.multi_output or bool(inner.classifier_tags and inner.classifier_tags.multi_label)
+        tags.classifier_tags.multi_label = several
         return tags
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
         """Fit a clone of the estimator on (X, y) (a FrozenEstimator is not refitted).
 
@@ -493,31 +467,28 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or sparse (n, d)
-        y : array-like or sparse (n, m), 0/1 label matrix, m >= 1; or (n,), one 0/1 label
+        y : array-like or sparse (n, m), 0/1 label matrix, m >= 1; or (n,), one label with two classes
         **fit_params : passed to the estimator's ``fit``
 
         Returns
         -------
         self
         """
-        Y, self._y_1d = _check_y(y, _num_samples(X))
+        X, Y = self._validate_xy(X, y, skip_check_array=True)
         est = clone(self.estimator)
         keep, const = _varying_labels(Y, est, _distribution_of(_unwrap(est)[0]))
         Yfit = Y[:, keep] if const.size else Y
         if Yfit.shape[1] == 1 and get_tags(_unwrap(est)[0]).target_tags.single_output:
             Yfit = Yfit[:, 0]  # one label for a single-output classifier, as scikit-learn expects it
         self.estimator_ = est.fit(X, Yfit, **fit_params)
+        self._worker_cpu_time += float(getattr(self.estimator_, "_worker_cpu_time", 0.0))
         self.constant_labels_ = const
         self._fitted_labels = keep
         self._constants = Y[0, const] if const.size else np.zeros(0, np.int8)
         model, pre = _unwrap(self.estimator_)
         self.distribution_ = _distribution_of(model)
-        self.inference_ = ROUTES[self.distribution_] if self.inference == "auto" else self.inference
+        self.inference_ = INFERENCE_BY_DISTRIBUTION[self.distribution_] if self.inference == "auto" else self.inference
         self.route_ = f"{self.distribution_}+{self.inference_}"
-        self.n_labels_ = Y.shape[1]
-        self.classes_ = np.array([0, 1]) if self._y_1d else [np.array([0, 1])] * self.n_labels_
-        if hasattr(self.estimator_, "n_features_in_"):
-            self.n_features_in_ = self.estimator_.n_features_in_
         if self.distribution_ == "chain" and not all(hasattr(e, "predict_proba") for e in model.estimators_):
             raise ValueError("estimator: the ClassifierChain's base estimators have no predict_proba")
         if self.distribution_ == "forest":
@@ -548,6 +519,9 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             padding); neighbours: the estimator's weights (None when uniform); powerset: the
             model's ``predict_set_proba``; chain: None.
         """
+        return self._label_samples(self._validate_X(X, skip_check_array=True))
+
+    def _label_samples(self, X):
         check_is_fitted(self, "route_")
         if self.distribution_ == "marginals":
             raise ValueError("label_samples: the marginal route has no sample (use predict_marginals)")
@@ -596,7 +570,7 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         return full
 
     def _infer(self, X):
-        check_is_fitted(self, "route_")
+        X = self._validate_X(X, skip_check_array=True)
         if self.distribution_ == "marginals":
             P = self._marginals(X)
             if self.inference_ == "fm":
@@ -623,9 +597,9 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
                 idx, w = self._sample_rows(pre.transform(Xc) if pre is not None else Xc)
                 H[sl], V[sl] = gfm_from_sample_rows(self._train_rows, idx, w)  # V: E[F] of H
                 continue
-            Ys, w = self.label_samples(Xc)
+            Ys, w = self._label_samples(Xc)
             H[sl] = from_samples(Ys, method, weights=w)[method]
-            V[sl] = _sample_expected_f(Ys, w, H[sl])
+            V[sl] = expected_f_of_samples(Ys, w, H[sl])
         return H, V
 
     def _by_rows(self):
@@ -651,9 +625,8 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ public predictions
     def predict(self, X):
-        """F-optimal label sets, int8 (n, m); (n,) when fitted on a 1-D y."""
-        H = self._infer(X)[0]
-        return H[:, 0] if self._y_1d else H
+        """F-optimal label sets, (n, m) in y's dtype; (n,) in ``classes_`` when fitted on a 1-D y."""
+        return self._decode(self._infer(X)[0])
 
     def predict_expected_f(self, X):
         """Expected F-measure of each prediction under the route's distribution, (n,)."""
@@ -664,26 +637,15 @@ class FOptimalClassifier(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
         For the sample routes (chain, forest, neighbours, powerset) the marginals of the (weighted)
         label vectors; for a ClassifierChain these are not the chain's own ``predict_proba``. (n,)
-        when fitted on a 1-D y.
+        when fitted on a 1-D y (the probability of ``classes_[-1]``).
         """
-        P = self._predict_marginals(X)
-        return P[:, 0] if self._y_1d else P
-
-    def _predict_marginals(self, X):
-        check_is_fitted(self, "route_")
+        X = self._validate_X(X, skip_check_array=True)
         if self.distribution_ == "marginals":
-            return self._marginals(X)
+            return self._decode_marginals(self._marginals(X))
         X = X.tocsr() if sp.issparse(X) else X
         n = _num_samples(X)
         P = np.zeros((n, self.n_labels_))
         for sl in self._row_chunks(n):
-            Ys, w = self.label_samples(_safe_indexing(X, np.arange(sl.start, sl.stop)))
+            Ys, w = self._label_samples(_safe_indexing(X, np.arange(sl.start, sl.stop)))
             P[sl] = Ys.mean(axis=1) if w is None else np.einsum("nkm,nk->nm", Ys, w) / w.sum(axis=1)[:, None]
-        return P
-
-    def score(self, X, y, sample_weight=None):
-        """Mean instance-wise F-measure of ``predict(X)`` against ``y`` (F(0, 0) = 1)."""
-        H = self.predict(X)
-        n = H.shape[0]
-        Y, _ = _check_y(y, n)
-        return float(np.average(metrics.f_measure(Y, H.reshape(n, -1)), weights=sample_weight))
+        return self._decode_marginals(P)

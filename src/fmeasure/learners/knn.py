@@ -34,19 +34,19 @@ round-off of scikit-learn's Euclidean distances.
 from __future__ import annotations
 
 import logging
-import numbers
 import os
 import time
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from fmeasure import inference
-from fmeasure.learners.base import MultiLabelMixin
+from fmeasure.learners.base import MultiLabelClassifier, expected_f_of_samples, fit_context
 
 __all__ = [
     "KNeighborsFMeasure",
@@ -94,7 +94,7 @@ def minmax_scale_params(X):
     return lo, scale
 
 
-class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstimator):
+class KNeighborsFMeasure(MultiLabelClassifier):
     """k-nearest-neighbour multi-label classifier with F-measure (or MM/JM) inference.
 
     Parameters
@@ -119,9 +119,9 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
         Squared distances are rounded to multiples of this before ordering, so that
         distances equal in exact arithmetic but apart by round-off (scikit-learn computes
         ``|x|^2 - 2 x.y + |y|^2``) count as ties. 0 compares raw floats.
-    metric : str, default="euclidean"
+    metric : str or callable, default="euclidean"
         Passed to :class:`~sklearn.neighbors.NearestNeighbors`.
-    algorithm : str, default="brute"
+    algorithm : {"brute", "auto", "ball_tree", "kd_tree"}, default="brute"
         Passed to :class:`~sklearn.neighbors.NearestNeighbors`.
     chunk_size : int or None, default=None
         Number of query instances handled at once in :meth:`predict` (bounds memory: MM,
@@ -135,23 +135,39 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
 
     Attributes
     ----------
-    n_labels_ : int
-        Number of labels ``m``.
     offset_, scale_ : ndarray of shape ``(n_features_in_,)``
         The attribute rescaling ``(x - offset_) * scale_`` (identity for ``scaling="none"``).
     nn_ : NearestNeighbors
         The fitted neighbour index on the rescaled training attributes.
     Y_train_ : ndarray of shape (n_train, m), int8
-        Training label vectors.
+        Training label vectors (0/1).
+    n_train_ : int
+        Number of training instances.
+    n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_, fit_cpu_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [0.1], [0.2], [5.0]])
     >>> Y = np.array([[1, 0], [1, 1], [1, 0], [0, 1]])
-    >>> KNeighborsFMeasure(n_neighbors=3, inference="mm").fit(X, Y).predict([[0.05]])
-    array([[1, 0]], dtype=int8)
+    >>> knn = KNeighborsFMeasure(n_neighbors=3, inference="mm").fit(X, Y)
+    >>> knn.predict([[0.05]]), knn.predict_marginals([[0.05]]).round(2)
+    (array([[1, 0]]), array([[1.  , 0.33]]))
     """
+
+    _parameter_constraints = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "inference": [StrOptions(set(INFERENCE_METHODS))],
+        "scaling": [StrOptions(set(_SCALINGS))],
+        "ties": [StrOptions(set(_TIES))],
+        "mm_half": [Options(Integral, {0, 1})],
+        "tie_tolerance": [Interval(Real, 0, None, closed="left")],
+        "metric": [str, callable],
+        "algorithm": [StrOptions({"brute", "auto", "ball_tree", "kd_tree"})],
+        "chunk_size": [Interval(Integral, 1, None, closed="left"), None],
+        "n_jobs": [Integral, None],
+    }
 
     def __init__(
         self,
@@ -178,26 +194,6 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ API helpers
-    def _check_params(self):
-        if (
-            not isinstance(self.n_neighbors, numbers.Integral)
-            or isinstance(self.n_neighbors, bool)
-            or self.n_neighbors < 1
-        ):
-            raise ValueError(f"n_neighbors must be a positive integer, got {self.n_neighbors!r}")
-        if self.inference not in INFERENCE_METHODS:
-            raise ValueError(f"inference must be one of {INFERENCE_METHODS}, got {self.inference!r}")
-        if self.scaling not in _SCALINGS:
-            raise ValueError(f"scaling must be one of {_SCALINGS}, got {self.scaling!r}")
-        if self.ties not in _TIES:
-            raise ValueError(f"ties must be one of {_TIES}, got {self.ties!r}")
-        if self.mm_half not in (0, 1):
-            raise ValueError(f"mm_half must be 0 or 1, got {self.mm_half!r}")
-        if not isinstance(self.tie_tolerance, numbers.Real) or not self.tie_tolerance >= 0:
-            raise ValueError(f"tie_tolerance must be a number >= 0, got {self.tie_tolerance!r}")
-        if self.chunk_size is not None and (not isinstance(self.chunk_size, numbers.Integral) or self.chunk_size < 1):
-            raise ValueError(f"chunk_size must be a positive integer or None, got {self.chunk_size!r}")
-
     def _transform(self, X):
         """Rescale attributes; keeps CSR sparse when the offsets are all zero."""
         if self.scaling == "none":
@@ -210,6 +206,7 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
         return (X - self.offset_) * self.scale_
 
     # ------------------------------------------------------------------ fit
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Store the (rescaled) training set and build the neighbour index.
 
@@ -217,17 +214,14 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
         ----------
         X : array-like or sparse matrix of shape (n_train, d)
         y : array-like of shape (n_train, m)
-            Binary label matrix (0/1). A 1-d ``y`` is read as a single label (m = 1).
+            Binary label matrix (0/1). A 1-d ``y`` is read as a single label with two classes.
 
         Returns
         -------
         self
         """
-        self._check_params()
         X, Y = self._validate_xy(X, y)
         self.Y_train_ = Y
-        self.n_labels_ = Y.shape[1]
-        self.classes_ = [np.array([0, 1])] * self.n_labels_
         if self.scaling == "minmax":
             self.offset_, self.scale_ = minmax_scale_params(X)
         else:
@@ -257,9 +251,8 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
             ``ties="all"`` ``k`` is the largest neighbourhood size and shorter rows are
             padded with ``-1`` (distance ``inf``).
         """
-        check_is_fitted(self)
-        self._check_params()
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._validate_X(X)
+        self._validate_params()  # parameters may have been set after fit
         l = min(self.n_neighbors if n_neighbors is None else int(n_neighbors), self.n_train_)
         Xs = self._transform(X)
         return self._search(Xs, l)
@@ -298,6 +291,40 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
         return np.where(keep, dist, np.inf)[:, :width], np.where(keep, ind, -1)[:, :width]
 
     # ------------------------------------------------------------------ predict
+    def _neighbourhoods(self, ind):
+        """Rows of equal neighbourhood size, in chunks: yields ``(rows, size)``."""
+        sizes = (ind >= 0).sum(axis=1)
+        for size in np.unique(sizes):
+            rows = np.flatnonzero(sizes == size)
+            per = size if self.inference == "gfm" else size * self.n_labels_  # bytes of the sample per instance
+            chunk = self.chunk_size or max(1, int(2**24 // max(1, per)))  # ~16 MB of int8 labels
+            for start in range(0, rows.size, chunk):
+                yield rows[start : start + chunk], size
+
+    def _infer_from_neighbors(self, ind, values=False):
+        """0/1 predictions (n, m) from neighbour indices and, with ``values``, their expected F
+        under the neighbours' label vectors (n,) (else None)."""
+        check_is_fitted(self)
+        self._validate_params()  # parameters may have been set after fit
+        ind = np.asarray(ind)
+        n, m = ind.shape[0], self.n_labels_
+        H = np.empty((n, m), dtype=np.int8)
+        V = np.empty(n) if values else None
+        # GFM reads the neighbours' labels as rows of the (sparse) training labels; the other
+        # methods gather the dense (chunk, size, m) sample
+        Ysp = sp.csr_array(self.Y_train_) if self.inference == "gfm" else None
+        for r, size in self._neighbourhoods(ind):
+            if Ysp is not None:
+                H[r], v = inference.gfm_from_sample_rows(Ysp, ind[r, :size])  # v: E[F] of H[r]
+                if values:
+                    V[r] = v
+                continue
+            Ys = self.Y_train_[ind[r, :size]]  # (chunk, size, m)
+            H[r] = inference.from_samples(Ys, self.inference, mm_half=self.mm_half)[self.inference]
+            if values:
+                V[r] = expected_f_of_samples(Ys, None, H[r])
+        return H, V
+
     def predict_from_neighbors(self, ind):
         """Predict from neighbour indices as returned by :meth:`kneighbors`.
 
@@ -310,30 +337,9 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
 
         Returns
         -------
-        H : ndarray of shape (n, m), int8
+        H : ndarray of shape (n, m) (or (n,) for a 1-d training ``y``), in the values of y
         """
-        check_is_fitted(self)
-        self._check_params()
-        ind = np.asarray(ind)
-        n = ind.shape[0]
-        m = self.n_labels_
-        H = np.empty((n, m), dtype=np.int8)
-        sizes = (ind >= 0).sum(axis=1)
-        # GFM reads the neighbours' labels as rows of the (sparse) training labels; the other
-        # methods gather the dense (chunk, size, m) sample
-        Ysp = sp.csr_array(self.Y_train_) if self.inference == "gfm" else None
-        for size in np.unique(sizes):
-            rows = np.flatnonzero(sizes == size)
-            per = size if Ysp is not None else size * m  # bytes of the sample per instance
-            chunk = self.chunk_size or max(1, int(2**24 // max(1, per)))  # ~16 MB of int8 labels
-            for start in range(0, rows.size, chunk):
-                r = rows[start : start + chunk]
-                if Ysp is not None:
-                    H[r] = inference.gfm_from_sample_rows(Ysp, ind[r, :size])[0]
-                    continue
-                Ys = self.Y_train_[ind[r, :size]]  # (chunk, size, m)
-                H[r] = inference.from_samples(Ys, self.inference, mm_half=self.mm_half)[self.inference]
-        return H
+        return self._decode(self._infer_from_neighbors(ind)[0])
 
     def predict(self, X):
         """Predict label vectors for the rows of ``X``.
@@ -344,8 +350,7 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
 
         Returns
         -------
-        H : ndarray of shape (n, m), int8
-            (shape (n,) if the estimator was fitted on a 1-d ``y``)
+        H : ndarray of shape (n, m) in y's dtype (or (n,) in ``classes_`` for a 1-d training ``y``)
         """
         return self.predict_timed(X)[0]
 
@@ -354,7 +359,7 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
 
         Returns
         -------
-        H : ndarray of shape (n, m), int8
+        H : ndarray of shape (n, m) (or (n,) for a 1-d training ``y``)
         timings : dict
             ``{"search": seconds, "inference": seconds}`` (``time.perf_counter``). Search
             includes input validation and attribute rescaling; inference includes gathering
@@ -365,9 +370,48 @@ class KNeighborsFMeasure(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, Bas
         t1 = time.perf_counter()
         H = self.predict_from_neighbors(ind)
         t2 = time.perf_counter()
-        if self._y_1d:
-            H = H[:, 0]
         return H, {"search": t1 - t0, "inference": t2 - t1}
+
+    def predict_expected_f(self, X):
+        """Expected F-measure of each prediction under the neighbours' label distribution, (n,).
+
+        The distribution is the empirical one of the neighbours' label vectors (equal weights);
+        with ``inference="gfm"`` this is GFM's value, the largest expected F of any label set.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        _, ind = self.kneighbors(X)
+        return self._infer_from_neighbors(ind, values=True)[1]
+
+    def predict_marginals(self, X):
+        """Marginals P(y_j = 1 | x) of the neighbours' label distribution, (n, m).
+
+        The fraction of the neighbours that carry each label; (n,) for a 1-d training ``y``
+        (the probability of ``classes_[-1]``).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n, m) or (n,)
+        """
+        _, ind = self.kneighbors(X)
+        n = ind.shape[0]
+        sizes = (ind >= 0).sum(axis=1)
+        rows = np.repeat(np.arange(n), ind.shape[1])
+        keep = ind.ravel() >= 0
+        # each neighbour weighs 1 / (its neighbourhood's size): one sparse product gives the means
+        W = sp.csr_array(((1.0 / sizes)[rows[keep]], (rows[keep], ind.ravel()[keep])), shape=(n, self.n_train_))
+        P = np.asarray((W @ sp.csr_array(self.Y_train_, dtype=np.float64)).toarray())
+        return self._decode_marginals(P)
 
 
 def _tie_key(dist, tol):

@@ -13,20 +13,19 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context, clone
-from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.base import clone
+from sklearn.utils import _safe_indexing, get_tags
+from sklearn.utils.validation import _num_samples
 
-from fmeasure import metrics
 from fmeasure.inference import gfm_from_samples
-from fmeasure.learners.base import check_labels, multilabel_tags
+from fmeasure.learners.base import MultiLabelClassifier, fit_context
 
 __all__ = ["FOptimalMixture"]
 
 _ROWS = 128  # instances per chunk: each member's label vectors of a chunk are held at once
 
 
-class FOptimalMixture(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class FOptimalMixture(MultiLabelClassifier):
     """F-optimal label sets under a weighted mixture of several models' label distributions.
 
     Parameters
@@ -38,11 +37,14 @@ class FOptimalMixture(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     weights : list of float or None, default None
         Mixture weight of each member (normalised to sum 1); None: equal weights.
 
+    Every member is fitted on the 0/1 label matrix (a 1-D y as one column) and given X as it is.
+
     Attributes
     ----------
     estimators_ : list of fitted members
     weights_ : ndarray, the normalised weights
-    n_labels_ : int
+    n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_, fit_cpu_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
 
     Examples
     --------
@@ -57,38 +59,50 @@ class FOptimalMixture(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     (3, 2)
     """
 
-    _parameter_constraints = {"estimators": [list], "weights": [list, tuple, None]}
+    _parameter_constraints = {"estimators": [list], "weights": ["array-like", None]}
 
     def __init__(self, estimators, weights=None):
         self.estimators = estimators
         self.weights = weights
 
     def __sklearn_tags__(self):
-        return multilabel_tags(super().__sklearn_tags__())
+        tags = super().__sklearn_tags__()
+        try:  # sparse X when every member takes it
+            tags.input_tags.sparse = all(get_tags(est).input_tags.sparse for _, est in self.estimators)
+        except (TypeError, ValueError, AttributeError):
+            tags.input_tags.sparse = False
+        return tags
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit a clone of every member on (X, y); returns self."""
+        """Fit a clone of every member on (X, y).
+
+        Parameters
+        ----------
+        X : array-like or sparse (n, d)
+        y : array-like or sparse (n, m), 0/1 label matrix; or (n,), one label with two classes
+
+        Returns
+        -------
+        self
+        """
         if not self.estimators or not all(isinstance(e, tuple) and len(e) == 2 for e in self.estimators):
             raise ValueError("estimators: expected a non-empty list of (name, estimator) pairs")
         k = len(self.estimators)
         w = np.ones(k) if self.weights is None else np.asarray(self.weights, dtype=np.float64)
         if w.shape != (k,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
             raise ValueError(f"weights: expected {k} non-negative numbers, not all 0, got {self.weights!r}")
-        Y = check_labels(y, n=_num_samples(X), name="y")
+        X, Y = self._validate_xy(X, y, skip_check_array=True)
         self.estimators_ = []
         for name, est in self.estimators:
             fitted = clone(est).fit(X, Y)
+            self._worker_cpu_time += float(getattr(fitted, "_worker_cpu_time", 0.0))
             if not hasattr(fitted, "label_samples") or getattr(fitted, "distribution_", None) == "marginals":
                 raise ValueError(
                     f"estimators: {name!r} gives no label samples (use a sample route of FOptimalClassifier)"
                 )
             self.estimators_.append(fitted)
         self.weights_ = w / w.sum()
-        self.n_labels_ = Y.shape[1]
-        self.classes_ = [np.array([0, 1])] * self.n_labels_
-        if hasattr(self.estimators_[0], "n_features_in_"):
-            self.n_features_in_ = self.estimators_[0].n_features_in_
         return self
 
     def label_samples(self, X):
@@ -99,7 +113,9 @@ class FOptimalMixture(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         Ys : ndarray of int8, shape (n, K, m), K the sum of the members' sample sizes
         weights : ndarray (n, K), summing to 1 per instance
         """
-        check_is_fitted(self, "estimators_")
+        return self._label_samples(self._validate_X(X, skip_check_array=True))
+
+    def _label_samples(self, X):
         parts, weights = [], []
         for est, a in zip(self.estimators_, self.weights_):
             Ys, w = est.label_samples(X)
@@ -108,27 +124,34 @@ class FOptimalMixture(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             weights.append(a * w / w.sum(axis=1, keepdims=True))
         return np.concatenate(parts, axis=1), np.concatenate(weights, axis=1)
 
-    def _infer(self, X):
-        check_is_fitted(self, "estimators_")
+    def _chunks(self, X):
+        """The instances in chunks of ``_ROWS``: yields ``(rows, (Ys, weights))``."""
+        X = self._validate_X(X, skip_check_array=True)
         X = X.tocsr() if sp.issparse(X) else X
         n = _num_samples(X)
-        H = np.zeros((n, self.n_labels_), np.int8)
-        V = np.zeros(n)
         for s0 in range(0, n, _ROWS):
             rows = np.arange(s0, min(n, s0 + _ROWS))
-            Ys, w = self.label_samples(_safe_indexing(X, rows))
-            H[rows], V[rows] = gfm_from_samples(Ys, w)
-        return H, V
+            yield rows, self._label_samples(_safe_indexing(X, rows))
+
+    def _infer(self, X):
+        H, V = [], []
+        for _, (Ys, w) in self._chunks(X):
+            h, v = gfm_from_samples(Ys, w)
+            H.append(h)
+            V.append(v)
+        if not H:
+            return np.zeros((0, self.n_labels_), np.int8), np.zeros(0)
+        return np.concatenate(H), np.concatenate(V)
 
     def predict(self, X):
-        """F-optimal label sets under the mixture, int8 (n, m)."""
-        return self._infer(X)[0]
+        """F-optimal label sets under the mixture, (n, m) in y's dtype ((n,) in ``classes_`` for a 1-D y)."""
+        return self._decode(self._infer(X)[0])
 
     def predict_expected_f(self, X):
-        """Expected F-measure of each prediction under the mixture, (n,)."""
+        """Expected F-measure of each prediction under the mixture, (n,): GFM's value."""
         return self._infer(X)[1]
 
-    def score(self, X, y, sample_weight=None):
-        """Mean instance-wise F-measure of ``predict(X)`` against ``y`` (F(0, 0) = 1)."""
-        Y = check_labels(y, name="y")
-        return float(np.average(metrics.f_measure(Y, self.predict(X)), weights=sample_weight))
+    def predict_marginals(self, X):
+        """Marginals P(y_j = 1 | x) of the mixture, (n, m) ((n,) for a 1-D y)."""
+        P = [np.einsum("nkm,nk->nm", Ys, w) / w.sum(axis=1)[:, None] for _, (Ys, w) in self._chunks(X)]
+        return self._decode_marginals(np.concatenate(P) if P else np.zeros((0, self.n_labels_)))

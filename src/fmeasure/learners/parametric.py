@@ -51,14 +51,14 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from fmeasure import inference
 from fmeasure.io import progress
-from fmeasure.learners.base import check_labels
-from fmeasure.learners.logistic import DEFAULT_CS, check_features, fit_logistic_cv
+from fmeasure.learners.base import MultiLabelClassifier, fit_context
+from fmeasure.learners.logistic import DEFAULT_CS, SCORINGS, fit_logistic_cv
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +81,8 @@ def _seeds(random_state, k):
 def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience, desc="models fitted", verbose=0, scoring="log_loss"):
     """Fit one tuned logistic model per target (in parallel over targets); ``rows`` selects training rows.
 
-    Returns the models and the total CPU seconds spent fitting them (summed over workers).
+    Returns the models and the CPU seconds spent fitting them in worker processes (summed over
+    the workers; 0 when they were fitted in this process, whose CPU the caller measures).
     """
     if rows is not None:
         X = X[rows]
@@ -93,12 +94,13 @@ def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience, desc="models fi
         )
         return model, time.process_time() - c0
 
-    if n_jobs in (None, 1):
+    parallel = n_jobs not in (None, 1)
+    if not parallel:
         results = (one(j) for j in range(len(targets)))
     else:
         results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(one)(j) for j in range(len(targets)))
     out = list(progress(results, total=len(targets), desc=desc, logger=logger, bar=bool(verbose)))
-    return [m for m, _ in out], float(sum(c for _, c in out))
+    return [m for m, _ in out], float(sum(c for _, c in out)) if parallel else 0.0
 
 
 def _proba_of(model, X, cls):
@@ -112,7 +114,18 @@ def _proba_of(model, X, cls):
     return model.predict_proba(X)[:, hit[0]]
 
 
-class _TunedLogisticBase(BaseEstimator):
+class _TunedLogisticBase(MultiLabelClassifier):
+    _parameter_constraints = {
+        "Cs": ["array-like"],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "patience": [Interval(Integral, 1, None, closed="left"), None],
+        "standardize": ["boolean"],
+        "verbose": ["verbose"],
+        "scoring": [StrOptions(set(SCORINGS)), callable],
+    }
+
     def __init__(
         self,
         Cs=DEFAULT_CS,
@@ -146,20 +159,28 @@ class _TunedLogisticBase(BaseEstimator):
     def _transform(self, X):
         return X if self.scaler_ is None else self.scaler_.transform(X)
 
-    def _check_params(self):
-        Cs = np.asarray(self.Cs, dtype=float)
-        if Cs.ndim != 1 or Cs.size == 0 or not np.all(Cs > 0):
+    def _check_Cs(self):
+        """The grid of C as floats; one error naming ``Cs`` unless it holds positive numbers."""
+        try:
+            Cs = np.asarray(self.Cs, dtype=float)
+        except (TypeError, ValueError):
+            Cs = np.array([])
+        if Cs.ndim != 1 or Cs.size == 0 or not np.all(np.isfinite(Cs)) or not np.all(Cs > 0):
             raise ValueError(f"Cs must be a non-empty list of positive numbers, got {self.Cs!r}")
-        if not isinstance(self.cv, Integral) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
         return [float(c) for c in Cs]
 
-    def _check_fitted(self, X):
-        if not hasattr(self, "n_labels_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(X, Y) first")
-        X = check_features(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {self.n_features_in_}")
+    def _validate_fit_data(self, X, y):
+        """fit's X (float64; CSR matrix when sparse) and y (int8 0/1 matrix), X standardised."""
+        X, Y = self._validate_xy(X, y)
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+        return self._fit_scaler(X), Y
+
+    def _check_X(self, X):
+        """X at predict time, checked against fit's features, standardised as in fit."""
+        X = self._validate_X(X)
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
         return self._transform(X)
 
 
@@ -172,11 +193,8 @@ class BinaryRelevance(_TunedLogisticBase):
         Grid for the inverse regularisation strength C, tuned per label on CV log loss.
     cv : int
         Number of cross-validation folds.
-    random_state : int, RandomState or None
+    random_state : int, RandomState instance or None
         Seeds the fold assignment of every model (one seed per label, drawn from this).
-    verbose : int, default 0
-        1 draws a progress bar over the label models while fitting (interactive use); progress is
-        logged at INFO level either way.
     n_jobs : int or None
         Labels fitted in parallel (joblib processes); None or 1 fits them one after another.
     patience : int or None
@@ -186,37 +204,58 @@ class BinaryRelevance(_TunedLogisticBase):
         Standardise dense, non-binary features first (sparse and 0/1 indicator features are used
         as they are). Not in the paper (it used Mallet's defaults); it makes lbfgs converge several
         times faster, and C is tuned anyway.
+    verbose : int, default 0
+        1 draws a progress bar over the label models while fitting (interactive use); progress is
+        logged at INFO level either way.
     scoring : {"log_loss", "f1"} or callable, default "log_loss"
         What the cross-validation of each model's C compares (the paper: log loss); see
         :func:`fmeasure.learners.logistic.fit_logistic_cv`.
 
     Attributes
     ----------
-    estimators_ : list of fitted models, one per label (``predict_proba``, ``classes_``, ``C_``).
+    estimators_ : list of fitted models
+        One per label (``predict_proba``, ``classes_``, ``C_``), from
+        :func:`~fmeasure.learners.logistic.fit_logistic_cv`.
+    C_ : ndarray of shape (n_labels_,)
+        The C chosen for each label (NaN for a label with one class in training).
+    scaler_ : StandardScaler or None
+        The standardisation of the features (None when they are used as they are).
     fit_cpu_time_ : float
-        CPU seconds spent fitting the models, summed over parallel workers.
-    n_labels_, n_features_in_ : int
+        CPU seconds of ``fit``, with those of the label models fitted in worker processes.
+    n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.], [1.], [2.], [3.]] * 5); Y = np.array([[0, 1], [0, 1], [1, 1], [1, 1]] * 5)
-    >>> BinaryRelevance(Cs=[100.0], cv=2).fit(X, Y).predict([[0.], [3.]])
+    >>> br = BinaryRelevance(Cs=[100.0], cv=2).fit(X, Y)
+    >>> br.predict([[0.], [3.]])
     array([[0, 1],
-           [1, 1]], dtype=int8)
+           [1, 1]])
+    >>> br.predict_marginals([[3.]]).round(3), br.predict_expected_f([[3.]]).round(3)
+    (array([[1., 1.]]), array([1.]))
     """
 
-    def fit(self, X, Y):
-        """Fit one tuned binary logistic regression per label; returns self."""
-        Cs = self._check_params()
-        X = check_features(X)
-        Y = check_labels(Y, X.shape[0])
-        self.n_features_in_ = X.shape[1]
-        X = self._fit_scaler(X)
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit one tuned binary logistic regression per label.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_labels), 0/1; or (n_samples,), one label with two classes
+
+        Returns
+        -------
+        self
+        """
+        Cs = self._check_Cs()
+        X, Y = self._validate_fit_data(X, y)
         n, m = Y.shape
         seeds = _seeds(self.random_state, m)
         t0 = time.perf_counter()
-        self.estimators_, self.fit_cpu_time_ = _fit_many(
+        self.estimators_, workers = _fit_many(
             X,
             [Y[:, j] for j in range(m)],
             None,
@@ -229,6 +268,8 @@ class BinaryRelevance(_TunedLogisticBase):
             verbose=self.verbose,
             scoring=self.scoring,
         )
+        self._worker_cpu_time += workers
+        self.C_ = np.array([float(getattr(est, "C_", np.nan)) for est in self.estimators_])
         logger.info(
             "%s: fitted %d label models on %d x %d in %.2f s",
             type(self).__name__,
@@ -237,21 +278,29 @@ class BinaryRelevance(_TunedLogisticBase):
             X.shape[1],
             time.perf_counter() - t0,
         )
-        self.n_labels_ = m
         return self
 
-    def predict_marginals(self, X):
-        """Estimated marginals p_i = P(y_i = 1 | x), shape (n, m)."""
-        X = self._check_fitted(X)
+    def _marginals(self, X):
+        """Marginals (n, m) of checked, standardised X."""
         return np.column_stack([_proba_of(est, X, 1) for est in self.estimators_])
 
+    def predict_marginals(self, X):
+        """Estimated marginals p_i = P(y_i = 1 | x), shape (n, m) ((n,) for a 1-d y: of ``classes_[-1]``)."""
+        return self._decode_marginals(self._marginals(self._check_X(X)))
+
     def predict(self, X):
-        """Marginal modes (Hamming-optimal for the estimated marginals): ``p_i > 0.5``, int8 (n, m).
+        """Marginal modes (Hamming-optimal for the estimated marginals): ``p_i > 0.5``, (n, m) in y's dtype.
 
         The threshold alone, as :func:`fmeasure.inference.marginal_modes` predicts, without the
         expected F that it also computes: BR's inference time is the models' and the threshold's.
         """
-        return (self.predict_marginals(X) > 0.5).astype(np.int8)
+        return self._decode((self._marginals(self._check_X(X)) > 0.5).astype(np.int8))
+
+    def predict_expected_f(self, X):
+        """Expected F-measure of each prediction if the labels were independent with the estimated
+        marginals, (n,) (:func:`fmeasure.inference.expected_f_independent`)."""
+        P = self._marginals(self._check_X(X))
+        return np.asarray(inference.expected_f_independent(P, (P > 0.5).astype(np.int8)), dtype=np.float64)
 
 
 class LFP(BinaryRelevance):
@@ -268,13 +317,20 @@ class LFP(BinaryRelevance):
     Cs, cv, random_state, n_jobs, patience, standardize, scoring, verbose
         As for :class:`BinaryRelevance`.
 
+    Attributes
+    ----------
+    estimators_, C_, scaler_, n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_, fit_cpu_time_
+        As for :class:`BinaryRelevance`.
+
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.], [1.], [2.], [3.]] * 5); Y = np.array([[0, 1], [0, 1], [1, 1], [1, 1]] * 5)
     >>> LFP(Cs=[100.0], cv=2).fit(X, Y).predict([[3.]])
-    array([[1, 1]], dtype=int8)
+    array([[1, 1]])
     """
+
+    _parameter_constraints = {**_TunedLogisticBase._parameter_constraints, "allow_empty": ["boolean"]}
 
     def __init__(
         self,
@@ -301,8 +357,13 @@ class LFP(BinaryRelevance):
         self.allow_empty = allow_empty
 
     def predict(self, X):
-        """F-optimal predictions under label independence (:func:`fmeasure.inference.fm`), int8 (n, m)."""
-        return inference.fm(self.predict_marginals(X), allow_empty=bool(getattr(self, "allow_empty", True)))[0]
+        """F-optimal predictions under label independence (:func:`fmeasure.inference.fm`), in y's values."""
+        return self._decode(_fm(self, X)[0])
+
+    def predict_expected_f(self, X):
+        """Expected F-measure of each prediction under label independence with the estimated
+        marginals, (n,): the value of :func:`fmeasure.inference.fm`."""
+        return np.asarray(_fm(self, X)[1], dtype=np.float64)
 
     @classmethod
     def from_binary_relevance(cls, model, allow_empty=True):
@@ -313,16 +374,22 @@ class LFP(BinaryRelevance):
         >>> X = np.array([[0.], [1.], [2.], [3.]] * 5); Y = np.array([[0, 1], [0, 1], [1, 1], [1, 1]] * 5)
         >>> br = BinaryRelevance(Cs=[100.0], cv=2).fit(X, Y)
         >>> LFP.from_binary_relevance(br).predict([[3.]])
-        array([[1, 1]], dtype=int8)
+        array([[1, 1]])
         """
-        if not isinstance(model, BinaryRelevance) or not hasattr(model, "n_labels_"):
+        if not isinstance(model, BinaryRelevance) or not hasattr(model, "estimators_"):
             raise ValueError(f"model: expected a fitted BinaryRelevance, got {type(model).__name__}")
         params = {k: v for k, v in model.get_params().items() if k != "allow_empty"}
         lfp = cls(allow_empty=allow_empty, **params)
-        for key, value in vars(model).items():
-            if key.endswith("_") and not key.startswith("_"):
+        for key, value in vars(model).items():  # the fitted state, public and private
+            if key not in params and key != "allow_empty":
                 setattr(lfp, key, value)
         return lfp
+
+
+def _fm(model, X):
+    """LFP's inference for a fitted BR or LFP: :func:`fmeasure.inference.fm` on its marginals."""
+    allow_empty = bool(getattr(model, "allow_empty", True))
+    return inference.fm(model._marginals(model._check_X(X)), allow_empty=allow_empty)
 
 
 class EFP(_TunedLogisticBase):
@@ -330,7 +397,7 @@ class EFP(_TunedLogisticBase):
 
     Parameters
     ----------
-    Cs, cv, random_state, n_jobs, patience, standardize, scoring
+    Cs, cv, random_state, n_jobs, patience, standardize, scoring, verbose
         As for :class:`BinaryRelevance` (one seed per model, m + 1 models).
     train_on : {"nonempty", "all"}
         Instances the label models are trained on. ``"nonempty"`` (default, the authors'
@@ -340,19 +407,32 @@ class EFP(_TunedLogisticBase):
     Attributes
     ----------
     zero_model_ : fitted binary model for [y = 0].
-    estimators_ : list of m fitted multinomial models over the classes [y_i = 1] * s_y seen in training.
+    estimators_ : list of m fitted multinomial models over the classes [y_i = 1] * s_y seen in
+        training (None for every label when no training label vector is non-empty).
+    C_ : ndarray of shape (n_labels_,)
+        The C chosen for each label's model (NaN where a label's model has one class or is None);
+        the zero model's is ``zero_model_.C_``.
+    scaler_ : StandardScaler or None
+        The standardisation of the features (None when they are used as they are).
     fit_cpu_time_ : float
-        CPU seconds spent fitting the models, summed over parallel workers.
-    n_labels_, n_features_in_ : int
+        CPU seconds of ``fit``, with those of the label models fitted in worker processes.
+    n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.], [1.], [2.], [3.]] * 5); Y = np.array([[0, 1], [0, 1], [1, 1], [1, 1]] * 5)
-    >>> P, p0 = EFP(Cs=[100.0], cv=2).fit(X, Y).predict_p_matrix([[3.]])
-    >>> P.shape, bool(P[0, 1, 1] > 0.9)
-    ((1, 2, 2), True)
+    >>> efp = EFP(Cs=[100.0], cv=2).fit(X, Y)
+    >>> P, p0 = efp.predict_p_matrix([[3.]])
+    >>> P.shape, bool(P[0, 1, 1] > 0.9), efp.predict([[3.]])
+    ((1, 2, 2), True, array([[1, 1]]))
     """
+
+    _parameter_constraints = {
+        **_TunedLogisticBase._parameter_constraints,
+        "train_on": [StrOptions({"nonempty", "all"})],
+    }
 
     def __init__(
         self,
@@ -378,21 +458,27 @@ class EFP(_TunedLogisticBase):
         )
         self.train_on = train_on
 
-    def fit(self, X, Y):
-        """Fit the P(y = 0) model and one multinomial model per label; returns self."""
-        Cs = self._check_params()
-        if self.train_on not in ("nonempty", "all"):
-            raise ValueError(f"train_on must be 'nonempty' or 'all', got {self.train_on!r}")
-        X = check_features(X)
-        Y = check_labels(Y, X.shape[0])
-        self.n_features_in_ = X.shape[1]
-        X = self._fit_scaler(X)
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the P(y = 0) model and one multinomial model per label.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_labels), 0/1; or (n_samples,), one label with two classes
+
+        Returns
+        -------
+        self
+        """
+        Cs = self._check_Cs()
+        X, Y = self._validate_fit_data(X, y)
         n, m = Y.shape
         s = Y.sum(axis=1).astype(np.int64)
         empty = s == 0
         seeds = _seeds(self.random_state, m + 1)
         t0 = time.perf_counter()
-        zero, self.fit_cpu_time_ = _fit_many(
+        zero, _ = _fit_many(
             X,
             [empty.astype(np.int8)],
             None,
@@ -415,7 +501,7 @@ class EFP(_TunedLogisticBase):
             targets = [Ys[:, i] * ss for i in range(m)]
             if rows is not None and rows.all():
                 rows = None  # no copy of X needed
-            self.estimators_, cpu = _fit_many(
+            self.estimators_, workers = _fit_many(
                 X,
                 targets,
                 rows,
@@ -428,14 +514,14 @@ class EFP(_TunedLogisticBase):
                 verbose=self.verbose,
                 scoring=self.scoring,
             )
-            self.fit_cpu_time_ += cpu
+            self._worker_cpu_time += workers
+        self.C_ = np.array([float(getattr(est, "C_", np.nan)) for est in self.estimators_])
         logger.info("EFP: fitted %d models on %d x %d in %.2f s", m + 1, n, X.shape[1], time.perf_counter() - t0)
-        self.n_labels_ = m
         return self
 
     def predict_p_zero(self, X):
         """Estimated P(y = 0 | x), shape (n,)."""
-        X = self._check_fitted(X)
+        X = self._check_X(X)
         return _proba_of(self.zero_model_, X, 1)
 
     def predict_p_matrix(self, X):
@@ -447,7 +533,7 @@ class EFP(_TunedLogisticBase):
             P[j, i, s - 1] = P(y_i = 1, s_y = s | x_j), s = 1..m.
         p_zero : ndarray (n,)
         """
-        X = self._check_fitted(X)
+        X = self._check_X(X)
         P, p0 = self._p_compact(X)
         full = np.zeros(P.shape[:2] + (self.n_labels_,))
         full[:, :, : P.shape[2]] = P
@@ -490,17 +576,39 @@ class EFP(_TunedLogisticBase):
         P *= scale[:, None, None]
         return P, p0
 
-    def predict(self, X):
-        """F-optimal predictions for the estimated P and P(y = 0) (:func:`fmeasure.inference.gfm_from_p`).
+    def _gfm(self, X):
+        """GFM's predictions (n, m) and values (n,) for the estimated P and P(y = 0).
 
         P is built over the counts a label model can predict only (S columns, the largest label
         count of the training set), in chunks of instances: time and memory O(n m S), not O(n m^2).
         """
-        X = self._check_fitted(X)
+        X = self._check_X(X)
         n, m = X.shape[0], self.n_labels_
         step = max(1, _CHUNK_BYTES // (8 * m * self._max_count()))
-        out = np.empty((n, m), dtype=np.int8)
+        H = np.empty((n, m), dtype=np.int8)
+        V = np.empty(n)
         for a in range(0, n, step):
             P, p0 = self._p_compact(X[a : a + step])
-            out[a : a + step] = inference.gfm_from_p(P, p0)[0]
-        return out
+            H[a : a + step], V[a : a + step] = inference.gfm_from_p(P, p0)
+        return H, V
+
+    def predict(self, X):
+        """F-optimal predictions for the estimated P and P(y = 0) (:func:`fmeasure.inference.gfm_from_p`),
+        in y's values."""
+        return self._decode(self._gfm(X)[0])
+
+    def predict_expected_f(self, X):
+        """Expected F-measure of each prediction under the estimated (repaired) P and P(y = 0), (n,):
+        GFM's value."""
+        return self._gfm(X)[1]
+
+    def predict_marginals(self, X):
+        """Marginals p_i = sum_s P(y_i = 1, s_y = s | x) of the estimated (repaired) P, (n, m)
+        ((n,) for a 1-d y)."""
+        X = self._check_X(X)
+        n, m = X.shape[0], self.n_labels_
+        step = max(1, _CHUNK_BYTES // (8 * m * self._max_count()))
+        out = np.empty((n, m))
+        for a in range(0, n, step):
+            out[a : a + step] = self._p_compact(X[a : a + step])[0].sum(axis=2)
+        return self._decode_marginals(out)

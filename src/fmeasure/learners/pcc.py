@@ -31,19 +31,19 @@ import heapq
 import logging
 import math
 import time
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from fmeasure._arrays import label_vectors
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference import from_samples, gfm_from_samples
 from fmeasure.io import progress
-from fmeasure.learners.base import check_labels
-from fmeasure.learners.logistic import DEFAULT_CS, check_features
+from fmeasure.learners.base import MultiLabelClassifier, check_labels, expected_f_of_samples, fit_context
+from fmeasure.learners.logistic import DEFAULT_CS, SCORINGS
 
 logger = logging.getLogger(__name__)
 
@@ -107,12 +107,13 @@ def _linear_form(model, d, j):
 
 
 def _fit_one(X, Y, j, Cs, cv, random_state, scoring="log_loss"):
+    """The tuned model of label j, with the wall-clock and CPU seconds of its fit."""
     from fmeasure.learners.logistic import fit_logistic_cv
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     Xa = _augment(X, Y[:, :j])
     model = fit_logistic_cv(Xa, Y[:, j], Cs=Cs, cv=cv, random_state=random_state, n_jobs=1, scoring=scoring)
-    return model, time.perf_counter() - t0
+    return model, time.perf_counter() - t0, time.process_time() - c0
 
 
 # Sampling and search use many small matrix products, for which a multi-threaded BLAS spends more
@@ -120,7 +121,7 @@ def _fit_one(X, Y, j, Cs, cv, random_state, scoring="log_loss"):
 # thread (the inference core's helper; benchmarks/bench_pcc.py measures it).
 
 
-class ProbabilisticClassifierChain(BaseEstimator):
+class ProbabilisticClassifierChain(MultiLabelClassifier):
     """Probabilistic classifier chain of tuned L2 logistic regressions.
 
     Parameters
@@ -135,7 +136,10 @@ class ProbabilisticClassifierChain(BaseEstimator):
     n_samples : int, default 1000
         Ancestral samples per test instance for MM, FM and GFM.
     random_state : int or None, default 0
-        Seed for the CV folds (``fit``) and, unless overridden, for sampling.
+        Seed for the CV folds (``fit``) and, unless overridden, for sampling: every call of
+        :meth:`predict` draws the same samples for the same X. The samples of a batch come from
+        one random stream, so an instance's sample depends on its position in X; predictions
+        for an instance alone or within a batch agree in distribution, not draw for draw.
     verbose : int, default 0
         1 draws a progress bar over the labels while fitting (interactive use); progress is logged
         at INFO level either way (``label j of m``), so a pipeline's log file shows it.
@@ -181,8 +185,14 @@ class ProbabilisticClassifierChain(BaseEstimator):
         The fitted base models (from :func:`fmeasure.learners.logistic.fit_logistic_cv`).
     feature_mean_, feature_scale_ : ndarray (d,)
         The standardisation the base models were fitted on (zeros and ones if none).
+    label_fit_times_ : ndarray (m,)
+        Wall-clock seconds of each base model's fit (tuning + refit).
     fit_time_ : float
         Wall-clock seconds of ``fit`` (tuning + refits).
+    fit_cpu_time_ : float
+        CPU seconds of ``fit``, with those of the base models fitted in worker processes.
+    n_features_in_, feature_names_in_, classes_, n_labels_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
 
     Examples
     --------
@@ -192,7 +202,24 @@ class ProbabilisticClassifierChain(BaseEstimator):
     >>> pcc = ProbabilisticClassifierChain(Cs=[0.1, 1.0], cv=3).fit(X, Y)
     >>> pcc.predict(X[:5], inference="jm").shape
     (5, 2)
+    >>> pcc.predict_expected_f(X[:5]).shape, pcc.predict_marginals(X[:5]).shape
+    ((5,), (5, 2))
     """
+
+    _parameter_constraints = {
+        "Cs": ["array-like", Interval(Real, 0, None, closed="neither")],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "inference": [StrOptions(set(METHODS))],
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "chunk_size": [Interval(Integral, 1, None, closed="left")],
+        "block_size": [Interval(Integral, 1, None, closed="left")],
+        "standardize": ["boolean"],
+        "sampler": [StrOptions({"dense", "tree"})],
+        "verbose": ["verbose"],
+        "scoring": [StrOptions(set(SCORINGS)), callable],
+    }
 
     def __init__(
         self,
@@ -223,26 +250,25 @@ class ProbabilisticClassifierChain(BaseEstimator):
         self.block_size = block_size
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, Y):
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
         """Fit the chain: one tuned logistic regression per label, on features + true preceding labels.
 
         Parameters
         ----------
         X : array-like or sparse matrix (n, d)
-        Y : array-like (n, m) of 0/1
+        y : array-like (n, m) of 0/1; or (n,), one label with two classes
 
         Returns
         -------
         self
         """
         t0 = time.perf_counter()
-        X = check_features(X)
-        Y = check_labels(Y, n=X.shape[0])
+        X, Y = self._validate_xy(X, y)
+        X = sp.csr_matrix(X) if sp.issparse(X) else X
         Cs = [float(c) for c in np.atleast_1d(self.Cs)]
         if not Cs or any(not np.isfinite(c) or c <= 0 for c in Cs):
             raise ValueError(f"Cs must be a non-empty list of positive numbers, got {self.Cs!r}")
-        if not isinstance(self.cv, Integral) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
         n, d = X.shape
         m = Y.shape[1]
         mean, scale = np.zeros(d), np.ones(d)
@@ -269,6 +295,8 @@ class ProbabilisticClassifierChain(BaseEstimator):
         )
         self.estimators_ = [r[0] for r in results]
         self.label_fit_times_ = np.array([r[1] for r in results])
+        if self.n_jobs not in (None, 1):  # the base models were fitted in worker processes
+            self._worker_cpu_time += float(sum(r[2] for r in results))
         self.coef_x_ = np.zeros((m, d))
         self.coef_y_ = np.zeros((m, m))
         self.intercept_ = np.zeros(m)
@@ -286,10 +314,7 @@ class ProbabilisticClassifierChain(BaseEstimator):
                 if loss is not None and np.size(loss) == len(Cs):
                     self.cv_log_loss_[j] = np.asarray(loss, dtype=np.float64)
         self.feature_mean_, self.feature_scale_ = mean, scale
-        self.n_features_in_ = d
-        self.n_labels_ = m
-        self.fit_time_ = time.perf_counter() - t0
-        logger.info("PCC fitted in %.1f s", self.fit_time_)
+        logger.info("PCC fitted in %.1f s", time.perf_counter() - t0)
         return self
 
     @classmethod
@@ -324,20 +349,16 @@ class ProbabilisticClassifierChain(BaseEstimator):
         self.intercept_ = intercept
         self.n_features_in_ = coef_x.shape[1]
         self.n_labels_ = m
+        self.classes_ = np.array([0, 1], dtype=np.int8)
+        self._y_1d = False
         self.C_ = np.full(m, np.nan)
         return self
 
     # ------------------------------------------------------------------ helpers
-    def _check_fitted(self):
-        if not hasattr(self, "coef_y_"):
-            raise ValueError("this ProbabilisticClassifierChain is not fitted yet; call fit first")
-
     def _prepare(self, X):
-        self._check_fitted()
-        X = check_features(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the chain was fitted with {self.n_features_in_}")
-        return X
+        """X checked against fit's features: float64, CSR when sparse."""
+        X = self._validate_X(X)
+        return sp.csr_matrix(X) if sp.issparse(X) else X
 
     def feature_logits(self, X):
         """Feature part of every label's logit, ``X @ coef_x_.T + intercept_``, shape (n, m)."""
@@ -532,6 +553,25 @@ class ProbabilisticClassifierChain(BaseEstimator):
         return int(n_samples)
 
     # ------------------------------------------------------------------ inference
+    def _draw_chunks(self, n, n_samples):
+        """The chunks of instances that :meth:`_draws` samples one after another."""
+        if self.sampler not in ("tree", "dense"):
+            raise ValueError(f"sampler must be 'tree' or 'dense', got {self.sampler!r}")
+        factor = _TREE_CHUNK_FACTOR if self.sampler == "tree" else 1
+        return list(self._chunks(n, n_samples, factor=factor))
+
+    def _draws(self, A, n_samples, rng):
+        """The ancestral samples of the instances of A (feature logits), chunk by chunk, as every
+        sample-based prediction draws them: yields ``(rows, S (c, K, m), W (c, K) or None)``, W
+        the counts of the distinct vectors of the "tree" sampler."""
+        F = self._sparse_sampler_weights() if self.sampler == "dense" else None
+        for sl in self._draw_chunks(A.shape[0], n_samples):
+            if self.sampler == "tree":
+                S, W = self._sample_tree(A[sl], n_samples, rng)
+            else:
+                S, W = self._sample_block(A[sl], n_samples, rng, F), None
+            yield sl, S, W
+
     @single_threaded_blas
     def predict_from_samples(self, X, methods=SAMPLE_METHODS, n_samples=None, random_state=None, return_times=False):
         """MM, FM and/or GFM predictions from ancestral samples (shared by all methods).
@@ -567,18 +607,14 @@ class ProbabilisticClassifierChain(BaseEstimator):
         t_sample = time.perf_counter() - t0
         times = dict.fromkeys(methods, 0.0)
         out = {k: np.empty(A.shape, dtype=np.int8) for k in methods}
-        factor = _TREE_CHUNK_FACTOR if self.sampler == "tree" else 1
-        F = self._sparse_sampler_weights() if self.sampler == "dense" else None
-        chunks = list(self._chunks(A.shape[0], n_samples, factor=factor))
+        chunks = self._draw_chunks(A.shape[0], n_samples)
         desc = (
             f"PCC {'/'.join(methods)} from {n_samples} samples: chunks of {chunks[0].stop if chunks else 0} instances"
         )
+        draws = self._draws(A, n_samples, rng)
         for sl in progress(chunks, desc=desc, logger=logger, every=_PROGRESS_EVERY_S):
             t0 = time.perf_counter()
-            if self.sampler == "tree":
-                S, W = self._sample_tree(A[sl], n_samples, rng)
-            else:
-                S, W = self._sample_block(A[sl], n_samples, rng, F), None
+            _, S, W = next(draws)
             t_sample += time.perf_counter() - t0
             H, t = from_samples(S, methods, weights=W, return_times=True)
             for k in methods:
@@ -700,14 +736,65 @@ class ProbabilisticClassifierChain(BaseEstimator):
             H[s : s + step], val[s : s + step] = gfm_from_samples(Ys, weights=w)
         return H, val
 
-    def predict(self, X, inference=None, n_samples=None, random_state=None):
-        """Predict label vectors with the chosen inference method (default ``self.inference``)."""
+    def _method(self, inference):
         method = self.inference if inference is None else inference
         if method not in METHODS:
             raise ValueError(f"inference must be one of {METHODS}, got {method!r}")
+        return method
+
+    def predict(self, X, inference=None, n_samples=None, random_state=None):
+        """Predict label vectors with the chosen inference method (default ``self.inference``).
+
+        Returns
+        -------
+        ndarray of shape (n, m) in y's dtype ((n,) in ``classes_`` for a 1-d training y)
+        """
+        method = self._method(inference)
         if method == "jm":
-            return self.joint_mode(X)[0]
-        return self.predict_from_samples(X, (method,), n_samples, random_state)[method]
+            return self._decode(self.joint_mode(X)[0])
+        return self._decode(self.predict_from_samples(X, (method,), n_samples, random_state)[method])
+
+    @single_threaded_blas
+    def predict_expected_f(self, X, inference=None, n_samples=None, random_state=None):
+        """Expected F-measure of each prediction under the chain's ancestral samples, (n,).
+
+        The samples are those :meth:`predict` draws (the same ``n_samples`` and seed); their
+        empirical distribution stands for the chain's. With ``inference="gfm"`` (default) this is
+        GFM's value, the largest expected F of any label set under the samples. ``inference``,
+        ``n_samples`` and ``random_state`` are as for :meth:`predict`.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        method = self._method(inference)
+        n_samples = self._n_samples(n_samples)
+        H = self.joint_mode(X)[0] if method == "jm" else None
+        A = self.feature_logits(X)
+        V = np.empty(A.shape[0])
+        for sl, S, W in self._draws(A, n_samples, self._rng(random_state)):
+            if method == "gfm":
+                V[sl] = gfm_from_samples(S, W)[1]
+                continue
+            Hc = H[sl] if H is not None else from_samples(S, method, weights=W)[method]
+            V[sl] = expected_f_of_samples(S, W, Hc)
+        return V
+
+    @single_threaded_blas
+    def predict_marginals(self, X, n_samples=None, random_state=None):
+        """Marginals P(y_j = 1 | x) of the chain, estimated from the ancestral samples that
+        :meth:`predict` draws (the same ``n_samples`` and seed), (n, m) ((n,) for a 1-d training y).
+
+        Returns
+        -------
+        ndarray of shape (n, m) or (n,)
+        """
+        n_samples = self._n_samples(n_samples)
+        A = self.feature_logits(X)
+        P = np.empty(A.shape)
+        for sl, S, W in self._draws(A, n_samples, self._rng(random_state)):
+            P[sl] = S.mean(axis=1) if W is None else np.einsum("nkm,nk->nm", S, W) / W.sum(axis=1)[:, None]
+        return self._decode_marginals(P)
 
 
 def _greedy_from_logits(A, V):

@@ -16,16 +16,19 @@ occur once (delicious).
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context, clone
+from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fmeasure.learners.base import MultiLabelMixin
+from fmeasure.learners.base import MultiLabelClassifier, expected_f_of_samples, fit_context
 
 __all__ = ["LabelPowerset"]
 
 
-class LabelPowerset(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
+#: Instances per chunk of :meth:`LabelPowerset.predict_expected_f` (each holds its n_sets x m sets).
+_ROWS = 256
+
+
+class LabelPowerset(MultiLabelClassifier):
     """A probabilistic multiclass classifier over the distinct training label sets.
 
     Parameters
@@ -38,10 +41,10 @@ class LabelPowerset(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEsti
     ----------
     estimator_ : the fitted classifier (None when the training set has a single label set)
     label_sets_ : ndarray of int8, shape (n_sets, m)
-        The label vector of each column of :meth:`predict_set_proba`, distinct, in lexicographic
-        order.
-    n_labels_ : int
-    classes_ : list of m arrays [0, 1]
+        The label vector (0/1) of each column of :meth:`predict_set_proba`, distinct, in
+        lexicographic order.
+    n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_, fit_cpu_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
 
     Examples
     --------
@@ -58,17 +61,16 @@ class LabelPowerset(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEsti
     def __init__(self, estimator):
         self.estimator = estimator
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
         """Fit a clone of the classifier on the label-set index of each row of ``y`` (n, m); returns self.
 
-        A 1-d ``y`` is read as one label.
+        A 1-d ``y`` is read as one label with two classes. ``fit_params`` go to the classifier's
+        ``fit``.
         """
         X, Y = self._validate_xy(X, y)
         sets, ids = np.unique(Y, axis=0, return_inverse=True)
         ids = ids.ravel()
-        self.n_labels_ = Y.shape[1]
-        self.classes_ = [np.array([0, 1])] * self.n_labels_
         if len(sets) == 1:  # one label set: nothing to classify
             self.estimator_ = None
             self.label_sets_ = sets.astype(np.int8)
@@ -79,8 +81,7 @@ class LabelPowerset(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEsti
 
     def predict_set_proba(self, X):
         """Probability of each label set of ``label_sets_``, shape (n, n_sets); rows sum to 1."""
-        check_is_fitted(self, "label_sets_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._validate_X(X)
         if self.estimator_ is None:
             return np.ones((X.shape[0], 1))
         P = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
@@ -91,17 +92,32 @@ class LabelPowerset(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEsti
             )
         return P
 
+    def predict_marginals(self, X):
+        """Marginals P(y_j = 1 | x) of the distribution over the label sets, (n, m) ((n,) for a 1-d y)."""
+        return self._decode_marginals(self.predict_set_proba(X) @ self.label_sets_)
+
     def predict_proba(self, X):
         """Marginals P(y_j = 1 | x) of the distribution over the label sets, (n, m).
 
-        With one label (m = 1, or a 1-d training ``y``): (n, 2), the probabilities of 0 and 1, as
-        for a binary classifier.
+        With one label (m = 1, or a 1-d training ``y``): (n, 2), the probabilities of 0 and 1 (of
+        ``classes_[0]`` and ``classes_[-1]`` for a 1-d ``y``), as for a binary classifier.
         """
         p = self.predict_set_proba(X) @ self.label_sets_
         return np.column_stack([1 - p[:, 0], p[:, 0]]) if self.n_labels_ == 1 else p
 
     def predict(self, X):
-        """The most probable label set of each instance, int8 (n, m) (or (n,) for a 1-d training ``y``)."""
+        """The most probable label set of each instance, (n, m) in y's dtype ((n,) for a 1-d ``y``)."""
+        P = self.predict_set_proba(X)
+        return self._decode(self.label_sets_[np.argmax(P, axis=1)])
+
+    def predict_expected_f(self, X):
+        """Expected F-measure of each prediction (the most probable label set) under the model's
+        distribution over the label sets, (n,)."""
         P = self.predict_set_proba(X)
         H = self.label_sets_[np.argmax(P, axis=1)]
-        return H[:, 0] if self._y_1d else H
+        V = np.empty(len(P))
+        for s0 in range(0, len(P), _ROWS):
+            rows = slice(s0, s0 + _ROWS)
+            Ys = np.broadcast_to(self.label_sets_, (len(P[rows]), *self.label_sets_.shape))
+            V[rows] = expected_f_of_samples(Ys, P[rows], H[rows])
+        return V

@@ -59,14 +59,15 @@ each (the first of each grid).
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import math
 import time
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context
+from joblib import effective_n_jobs
 from sklearn.model_selection import GridSearchCV, KFold, ParameterGrid
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_random_state
@@ -76,7 +77,7 @@ from sklearn.utils.validation import _num_samples, check_array, check_is_fitted,
 from threadpoolctl import threadpool_limits
 
 from fmeasure import metrics
-from fmeasure.learners.base import check_labels, multilabel_tags
+from fmeasure.learners.base import MultiLabelClassifier, check_labels, fit_context
 
 __all__ = ["FOptimalSearchCV", "route_candidates", "ROUTES", "CANDIDATE_SETS"]
 
@@ -277,46 +278,70 @@ def _check_candidates(candidates):
     return out
 
 
+#: Called after each fit of a candidate's pipeline in this process (the fit's wall-clock seconds);
+#: set by :meth:`FOptimalSearchCV.fit` for its progress lines (worker processes do not see it).
+_FIT_DONE = contextvars.ContextVar("fmeasure_search_fit_done", default=None)
+
+
+class _Candidate(Pipeline):
+    """The one-step Pipeline that holds a candidate, reporting each fit to ``_FIT_DONE``."""
+
+    def fit(self, X, y=None, **params):
+        t0 = time.perf_counter()
+        try:
+            return super().fit(X, y, **params)
+        finally:
+            hook = _FIT_DONE.get()
+            if hook is not None:
+                hook(time.perf_counter() - t0)
+
+
 class _RouteSearch(GridSearchCV):
-    """GridSearchCV that evaluates one route at a time and logs each setting's mean F +- SE."""
+    """GridSearchCV over the routes' candidates, in the order of ``routes_``, in one batch (so that
+    failing fits are handled as GridSearchCV does); then one summary line per candidate, its mean
+    F +- SE, to ``report_``."""
 
     def _run_search(self, evaluate_candidates):
-        done = 0
-        for name, grid in self.routes_:
-            results = evaluate_candidates(ParameterGrid(grid))
-            k = len(self.cv)
-            for i in range(done, len(results["params"])):
-                mean, std = results["mean_test_score"][i], results["std_test_score"][i]
-                se = std / math.sqrt(k - 1) if k > 1 else float("nan")
-                params = {p.removeprefix("model__"): v for p, v in results["params"][i].items() if p != "model"}
-                log.info(
-                    "FOptimalSearchCV: %s %s: F = %.4f +- %.4f over %d folds (fit %.1f s per fold)",
-                    name,
-                    params or "",
-                    mean,
-                    se,
-                    k,
-                    results["mean_fit_time"][i],
-                )
-            done = len(results["params"])
+        candidates = [params for _, grid in self.routes_ for params in ParameterGrid(grid)]
+        results = evaluate_candidates(candidates)
+        names = [name for name, grid in self.routes_ for _ in ParameterGrid(grid)]
+        k = len(self.cv)
+        for i, name in enumerate(names):
+            mean, std = results["mean_test_score"][i], results["std_test_score"][i]
+            se = std / math.sqrt(k - 1) if k > 1 else float("nan")
+            params = {p.removeprefix("model__"): v for p, v in results["params"][i].items() if p != "model"}
+            self.report_(
+                "FOptimalSearchCV: %s %s: F = %.4f +- %.4f over %d folds (fit %.1f s per fold)",
+                name,
+                params or "",
+                mean,
+                se,
+                k,
+                results["mean_fit_time"][i],
+            )
 
 
 def _winner_has(name):
-    """For ``available_if``: whether the refitted winner has the method ``name``."""
+    """For ``available_if``: whether the refitted winner has the method ``name`` (before ``fit``
+    the method is shown, and calling it raises ``NotFittedError``)."""
 
     def check(self):
-        return hasattr(self._winner(name), name)
+        return not hasattr(self, "cv_results_") or hasattr(self._winner(name), name)
 
     return check
 
 
-class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class FOptimalSearchCV(MultiLabelClassifier):
     """F-optimal multi-label predictions by the route that cross-validation on the training set chose.
 
     Every candidate (a route and one of its settings) is scored by k-fold cross-validation of the
     mean instance-wise F-measure (F(0, 0) = 1) on the training data; the best is refitted on all
     of it and predicts. The built-in routes and the size rules that drop or cheapen them on
     large data are listed in :mod:`fmeasure.learners.search`.
+
+    y is a 0/1 label matrix (n, m), or a 1-D y: one label whose two classes may be any values
+    (predictions are then 1-D, in those values). Every candidate is fitted on the 0/1 label
+    matrix (a 1-D y as one column).
 
     Parameters
     ----------
@@ -339,8 +364,18 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     refit : bool, default True
         Refit the chosen candidate on the whole training set (needed for ``predict``).
     verbose : int, default 0
-        Passed to GridSearchCV (its own messages). Each finished candidate is logged at INFO
-        level either way (``logging``, logger ``fmeasure.learners.search``).
+        0: silent. 1: lines on standard output: the plan (candidates x folds), one line per
+        candidate x fold as its fit finishes (its seconds, the fits done, the time elapsed; for
+        fits run in this process, ``n_jobs`` None or 1), then each candidate's mean F and the
+        choice. 2 and more: also :class:`~sklearn.model_selection.GridSearchCV`'s own messages,
+        given ``verbose`` (they come from the worker processes too). Each candidate's mean F and
+        the choice are logged at INFO level either way (``logging``, logger
+        ``fmeasure.learners.search``), each fit at DEBUG level.
+    error_score : "raise" or float, default np.nan
+        The score of a candidate's fold whose fit fails, as in
+        :class:`~sklearn.model_selection.GridSearchCV`: a number (by default NaN, the candidate
+        is then never chosen, and a warning names the failures), or "raise" to raise the fit's
+        error at once.
 
     Attributes
     ----------
@@ -367,10 +402,13 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     n_splits_ : int
     refit_time_ : float
         Seconds spent refitting the chosen candidate.
-    n_labels_, n_features_in_ : int
+    n_features_in_ : int
     feature_names_in_ : ndarray of str
         The column names of a DataFrame X at fit (absent otherwise); ``predict`` and
         ``predict_expected_f`` refuse a DataFrame whose columns differ or come in another order.
+    classes_, n_labels_, fit_time_, fit_cpu_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`); the CPU time
+        of fits run in parallel worker processes (``n_jobs``) is not counted.
 
     See Also
     --------
@@ -385,6 +423,8 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     >>> search = FOptimalSearchCV(["knn", "powerset"], cv=3, random_state=0).fit(X, Y)
     >>> search.best_candidate_ in ("knn", "powerset"), search.predict(X[:2]).shape
     (True, (2, 3))
+    >>> search.predict_expected_f(X[:2]).shape, search.predict_marginals(X[:2]).shape
+    ((2,), (2, 3))
     """
 
     _parameter_constraints = {
@@ -394,20 +434,53 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "refit": ["boolean"],
         "verbose": ["verbose"],
+        "error_score": [StrOptions({"raise"}), Real],
     }
 
-    def __init__(self, candidates="default", cv=5, n_jobs=None, random_state=None, refit=True, verbose=0):
+    def __init__(
+        self, candidates="default", cv=5, n_jobs=None, random_state=None, refit=True, verbose=0, error_score=np.nan
+    ):
         self.candidates = candidates
         self.cv = cv
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.refit = refit
         self.verbose = verbose
+        self.error_score = error_score
 
-    def __sklearn_tags__(self):
-        return multilabel_tags(super().__sklearn_tags__())
+    def _report(self, msg, *args, level=logging.INFO):
+        """Log a progress line (at INFO level by default); print it too when ``verbose``."""
+        log.log(level, msg, *args)
+        if self.verbose:
+            print(msg % args, flush=True)
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    def _fit_reporter(self, names, params, n_splits):
+        """The ``_FIT_DONE`` hook: one line per fit, in GridSearchCV's order (candidate by
+        candidate, fold by fold, then the refit)."""
+        total, t0, done = len(names) * n_splits, time.perf_counter(), [0]
+
+        def fit_done(seconds):
+            k = done[0]
+            done[0] += 1
+            if k >= total:
+                return  # the refit, reported with the choice
+            c, fold = divmod(k, n_splits)
+            self._report(
+                "FOptimalSearchCV: %s %s fold %d of %d fitted in %.1f s; %d of %d fits done, %.0f s elapsed",
+                names[c],
+                params[c] or "",
+                fold + 1,
+                n_splits,
+                seconds,
+                k + 1,
+                total,
+                time.perf_counter() - t0,
+                level=logging.DEBUG,
+            )
+
+        return fit_done
+
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Cross-validate every candidate on (X, y), then refit the best on all of it.
 
@@ -416,7 +489,7 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         X : array-like, sparse matrix or DataFrame (n, d)
             A DataFrame's column names are recorded (``feature_names_in_``): later calls must
             pass the same columns in the same order.
-        y : array-like (n, m), 0/1 label matrix
+        y : array-like (n, m), 0/1 label matrix; or (n,), one label with two classes
 
         Returns
         -------
@@ -425,16 +498,8 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         X = self._check_X(X, reset=True)
         if y is None:
             raise ValueError("y: FOptimalSearchCV requires y to be passed, but the target y is None")
-        if np.ndim(y) == 1:
-            y = np.asarray(y)
-            if y.dtype.kind == "f" and not np.all(np.isin(y[np.isfinite(y)], (0, 1))):
-                raise ValueError("y: Unknown label type: continuous; expected a 2-D 0/1 label matrix")
-            raise ValueError(
-                "y: FOptimalSearchCV needs a 2-D 0/1 label matrix (n_samples, n_labels), got a 1-D "
-                "(single-label) y; for one binary label pass y.reshape(-1, 1)"
-            )
         n = _num_samples(X)
-        Y = check_labels(y, n=n, name="y")
+        Y = self._encode_y(y, n)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         if isinstance(self.cv, Integral):
             if self.cv > n:
@@ -455,7 +520,7 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
                 X, Y, names, random_state=seed, min_train=min(len(tr) for tr, _ in splits)
             )
             for name, why in dropped.items():
-                log.info("FOptimalSearchCV: route %s left out: %s", name, why)
+                self._report("FOptimalSearchCV: route %s left out: %s", name, why)
             if not candidates:
                 raise ValueError(f"candidates: the size rules left no route ({dropped})")
         self.candidates_, self.dropped_ = candidates, dropped
@@ -464,22 +529,45 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             (name, {"model": [est], **{f"model__{k}": v for k, v in grid.items()}})
             for name, (est, grid) in candidates.items()
         ]
+        total = sum(len(ParameterGrid(g)) for _, g in routes)
+        self._report(
+            "FOptimalSearchCV: %d candidates of %d routes x %d folds = %d fits on %d x %d, then a refit",
+            total,
+            len(routes),
+            len(splits),
+            total * len(splits),
+            n,
+            self.n_features_in_,
+        )
         search = _RouteSearch(
-            Pipeline([("model", routes[0][1]["model"][0])]),
+            _Candidate([("model", routes[0][1]["model"][0])]),
             param_grid=[g for _, g in routes],
             scoring=metrics.f_measure_scorer,
             cv=splits,
             n_jobs=self.n_jobs,
             refit=self.refit,
-            verbose=self.verbose,
-            error_score=np.nan,
+            verbose=int(self.verbose) if self.verbose > 1 else 0,
+            error_score=self.error_score,
         )
         search.routes_ = routes
+        search.report_ = self._report
+        names = [name for name, g in routes for _ in ParameterGrid(g)]
+        settings = [
+            {k.removeprefix("model__"): v for k, v in p.items() if k != "model"}
+            for _, g in routes
+            for p in ParameterGrid(g)
+        ]
         t0 = time.perf_counter()
-        with threadpool_limits(limits=1, user_api="blas"):  # parallel over candidates x folds instead
-            search.fit(X, Y)
-        self._set_results(search, [name for name, g in routes for _ in ParameterGrid(g)])
-        log.info(
+        # one line per fit when the fits run here, one after another (workers do not see the hook)
+        sequential = effective_n_jobs(self.n_jobs) == 1
+        hook = _FIT_DONE.set(self._fit_reporter(names, settings, len(splits)) if sequential else None)
+        try:
+            with threadpool_limits(limits=1, user_api="blas"):  # parallel over candidates x folds instead
+                search.fit(X, Y)
+        finally:
+            _FIT_DONE.reset(hook)
+        self._set_results(search, names)
+        self._report(
             "FOptimalSearchCV: chose %s %s (F = %.4f) among %d candidates in %.1f s",
             self.best_candidate_,
             self.best_params_,
@@ -488,8 +576,6 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             time.perf_counter() - t0,
         )
         self.n_splits_ = len(splits)
-        self.n_labels_ = Y.shape[1]
-        self.classes_ = [np.array([0, 1])] * self.n_labels_
         return self
 
     def _set_results(self, search, names):
@@ -518,8 +604,8 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         ``feature_names_in_``; later calls must match them (the same number of columns, the same
         names in the same order), so that a reordered DataFrame is refused instead of answered
         wrongly. The built-in routes then see a float64 array (CSR when sparse) at fit and at
-        predict alike; a dict of your own candidates sees X as given (a DataFrame stays one, for a
-        ``ColumnTransformer`` that selects columns by name).
+        predict alike; a dict of your own candidates sees X's values as given (a DataFrame stays
+        one, for a ``ColumnTransformer`` that selects columns by name).
         """
         own = isinstance(self.candidates, dict)
         # own candidates may take NaN or text columns: only the shape and the names are checked here
@@ -531,7 +617,7 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             input_name="X",
         )
         validate_data(self, X, reset=reset, skip_check_array=True)
-        return X if own else Xa
+        return X if own and hasattr(X, "columns") else Xa
 
     # ------------------------------------------------------------------ predictions of the winner
     def _winner(self, method):
@@ -541,20 +627,28 @@ class FOptimalSearchCV(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         return self.best_estimator_
 
     def predict(self, X):
-        """Label sets predicted by the chosen candidate, int8 (n, m)."""
+        """Label sets predicted by the chosen candidate, (n, m) in y's dtype ((n,) in ``classes_``
+        for a 1-D y)."""
         winner = self._winner("predict")
-        return np.asarray(winner.predict(self._check_X(X, reset=False))).astype(np.int8, copy=False)
+        X = self._check_X(X, reset=False)
+        H = np.asarray(winner.predict(X))
+        return self._decode(H.reshape(H.shape[0], -1).astype(np.int8, copy=False))
 
     @available_if(_winner_has("predict_expected_f"))
     def predict_expected_f(self, X):
         """Expected F-measure of each prediction under the chosen route's distribution, (n,).
 
-        Available when the chosen candidate has it (the routes through FOptimalClassifier).
+        Every built-in route has it; one of your own candidates may not.
         """
-        return self.best_estimator_.predict_expected_f(self._check_X(X, reset=False))
+        winner = self._winner("predict_expected_f")
+        return np.asarray(winner.predict_expected_f(self._check_X(X, reset=False)), dtype=np.float64)
 
-    def score(self, X, y, sample_weight=None):
-        """Mean instance-wise F-measure of ``predict(X)`` against ``y`` (F(0, 0) = 1)."""
-        H = self.predict(X)
-        Y = check_labels(y, n=_num_samples(X), name="y")
-        return float(np.average(metrics.f_measure(Y, H), weights=sample_weight))
+    @available_if(_winner_has("predict_marginals"))
+    def predict_marginals(self, X):
+        """Marginals P(y_j = 1 | x) of the chosen route's distribution, (n, m) ((n,) for a 1-D y).
+
+        Every built-in route has them; one of your own candidates may not.
+        """
+        winner = self._winner("predict_marginals")
+        P = np.asarray(winner.predict_marginals(self._check_X(X, reset=False)), dtype=np.float64)
+        return self._decode_marginals(P.reshape(P.shape[0], -1))

@@ -53,21 +53,20 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import multiprocessing
-import numbers
 import time
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval
 
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference.structured import solve_batch
-from fmeasure.learners.base import MultiLabelMixin
+from fmeasure.learners.base import MultiLabelClassifier, fit_context
 from fmeasure.metrics import f_measure
 
 __all__ = ["FMeasureSSVM", "bcfw"]
@@ -169,7 +168,7 @@ def bcfw(
         the block gaps met during a pass comes within twice ``tol``, at least every few passes,
         and for every progress line; NaN for the other passes).
     """
-    if not (isinstance(C, numbers.Real) and C > 0):
+    if not (isinstance(C, Real) and C > 0):
         raise ValueError(f"C must be a positive number, got {C!r}")
     n, m = Y.shape
     lam = 1.0 / C
@@ -314,7 +313,7 @@ def _is_indicator(X) -> bool:
     return bool(np.isin(values, (0.0, 1.0)).all())
 
 
-class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstimator):
+class FMeasureSSVM(MultiLabelClassifier):
     """Linear structured SVM with the F-measure loss (RML), C tuned by cross-validated F.
 
     Parameters
@@ -380,14 +379,21 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         Passes of the final fit.
     fit_cpu_time_ : float
         CPU seconds of ``fit``: this process and the fold workers, summed.
+    cv_time_ : float
+        Wall-clock seconds of the tuning of C (0 without cross-validation).
     duality_gap_ : float
         Duality gap at the end of the final fit.
     stopped_by_ : str
         ``"tol"`` (gap <= tol) or ``"max_iter"`` (the pass cap).
     dual_objective_history_ : list of float
         Dual objective after each pass of the final fit (never decreasing).
-    n_labels_, n_features_in_ : int
-    classes_ : ndarray ``[0, 1]``, the values every label takes.
+    n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
+
+    Notes
+    -----
+    There is no ``predict_marginals`` or ``predict_expected_f``: a structured SVM scores label
+    sets, it gives no distribution of the labels to take marginals or an expected F under.
 
     Examples
     --------
@@ -425,30 +431,25 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         self.patience = patience
         self.refit_tol = refit_tol
 
+    _parameter_constraints = {
+        "Cs": ["array-like", Interval(Real, 0, None, closed="neither")],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "standardize": ["boolean"],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "extend_grid": [Interval(Integral, 0, None, closed="left")],
+        "patience": [Interval(Integral, 1, None, closed="left"), None],
+        "refit_tol": [Interval(Real, 0, None, closed="neither"), None],
+    }
+
     def _check_params(self):
-        Cs = np.atleast_1d(np.asarray(self.Cs, dtype=float)) if self.Cs is not None else np.array([])
-        if Cs.size == 0 or not np.all(np.isfinite(Cs)) or np.any(Cs <= 0):
+        """The grid of C, sorted; one error naming ``Cs`` unless it holds positive numbers."""
+        Cs = np.atleast_1d(np.asarray(self.Cs, dtype=float))
+        if Cs.ndim != 1 or Cs.size == 0 or not np.all(np.isfinite(Cs)) or np.any(Cs <= 0):
             raise ValueError(f"Cs must be a non-empty sequence of positive numbers, got {self.Cs!r}")
-        if not isinstance(self.cv, numbers.Integral) or isinstance(self.cv, bool) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
-        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-        if (
-            not isinstance(self.extend_grid, numbers.Integral)
-            or isinstance(self.extend_grid, bool)
-            or self.extend_grid < 0
-        ):
-            raise ValueError(f"extend_grid must be an integer >= 0, got {self.extend_grid!r}")
-        if self.patience is not None and (
-            not isinstance(self.patience, numbers.Integral) or isinstance(self.patience, bool) or self.patience < 1
-        ):
-            raise ValueError(f"patience must be None or an integer >= 1, got {self.patience!r}")
-        if self.refit_tol is not None and (not isinstance(self.refit_tol, numbers.Real) or not self.refit_tol > 0):
-            raise ValueError(f"refit_tol must be None or a positive number, got {self.refit_tol!r}")
-        for name in ("max_iter", "batch_size"):
-            v = getattr(self, name)
-            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
         return sorted(set(Cs.tolist()))
 
     def _prepare(self, X, fit):
@@ -498,7 +499,7 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
             )
             for k, (sc, st, dual, cpu) in enumerate(out):
                 if n_jobs > 1:
-                    self.fit_cpu_time_ += cpu
+                    self._worker_cpu_time += cpu
                 scores[k].update(sc)
                 stops[k].update(st)
                 if warm or last[k] is None:
@@ -603,6 +604,7 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
             refit_init = (A / cnt[:, None], ell / cnt)
         return Cs, refit_init
 
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Tune C (if several), then solve the structured SVM on all of (X, y).
 
@@ -610,7 +612,7 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples, n_labels)
-            Binary (0/1) label matrix. A 1-d ``y`` is read as a single label.
+            Binary (0/1) label matrix. A 1-d ``y`` is read as a single label with two classes.
 
         Returns
         -------
@@ -618,15 +620,11 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         """
         Cs = self._check_params()
         X, Y = self._validate_xy(X, y)
-        self.n_labels_ = Y.shape[1]
-        self.classes_ = np.array([0, 1])
         Xa = self._prepare(X, fit=True)
         rng = check_random_state(self.random_state)
         seed = int(rng.integers(2**31)) if hasattr(rng, "integers") else int(rng.randint(2**31))
         kw = dict(tol=float(self.tol), max_iter=int(self.max_iter), batch_size=int(self.batch_size))
         t0 = time.perf_counter()
-        c0 = time.process_time()
-        self.fit_cpu_time_ = 0.0
         self.C_at_edge_ = ""
         self.grid_extended_ = []
         self.Cs_skipped_ = []
@@ -656,16 +654,18 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         self.stopped_by_ = final["stopped_by"]
         self.dual_objective_history_ = list(final["dual_history"])
         self.gap_history_ = list(final["gap_history"])
-        self.fit_cpu_time_ += time.process_time() - c0
         return self
 
     def decision_function(self, X):
-        """Label scores w_i . x + b_i, shape (n_samples, n_labels) (or (n_samples,) for a 1-d y)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        """Label scores w_i . x + b_i, shape (n_samples, n_labels) (or (n_samples,) for a 1-d y).
+
+        For a 1-d y, a score above 0 predicts ``classes_[-1]``.
+        """
+        X = self._validate_X(X)
         S = np.asarray(X @ self.coef_.T) + self.intercept_
         return S[:, 0] if self._y_1d else S
 
     def predict(self, X):
-        """Each label's score thresholded at 0 (the argmax of the joint score), int8."""
-        return (self.decision_function(X) > 0).astype(np.int8)
+        """Each label's score thresholded at 0 (the argmax of the joint score), in the values of y."""
+        S = self.decision_function(X)
+        return self._decode((S.reshape(S.shape[0], -1) > 0).astype(np.int8))

@@ -37,13 +37,13 @@ import time
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
 from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
+from sklearn.utils._param_validation import Interval, RealNotInt
 
 from fmeasure import inference
-from fmeasure.learners.base import check_labels
-from fmeasure.learners.logistic import check_features
+from fmeasure.learners.base import MultiLabelClassifier, check_labels, expected_f_of_samples, fit_context
 from fmeasure.learners.parametric import BinaryRelevance
 from fmeasure.learners.pcc import ProbabilisticClassifierChain
 
@@ -102,7 +102,9 @@ def validation_split(Y, validation_size=0.1, random_state=0):
             raise ValueError(f"validation_size must be a fraction in (0, 1) or a count >= 1, got {validation_size!r}")
         n_val = int(np.ceil(validation_size * n))
     if not 1 <= n_val < n:
-        raise ValueError(f"validation_size {validation_size!r} leaves no instance for training or validation (n = {n})")
+        raise ValueError(
+            f"validation_size {validation_size!r} leaves no instance for training or validation (n_samples={n})"
+        )
     seed = check_random_state(random_state).randint(0, 2**31 - 1)
     strata = _strata(Y, 2)
     if strata is not None and (np.unique(strata).size > n_val or np.unique(strata).size > n - n_val):
@@ -252,7 +254,7 @@ def _check_members(members):
     return names, groups
 
 
-class VotingEnsemble(BaseEstimator):
+class VotingEnsemble(MultiLabelClassifier):
     """Vote over M members' 0/1 predictions; the threshold t in 1..M is tuned on a validation split.
 
     Parameters
@@ -260,14 +262,15 @@ class VotingEnsemble(BaseEstimator):
     members : list of (name, estimator, params)
         Unfitted learners and how each predicts (``params``, a dict, see :func:`member_predictions`).
         Members given the same estimator object share one fit (e.g. PCC with FM and GFM at several
-        sample sizes and seeds: one chain fit, many samplings).
+        sample sizes and seeds: one chain fit, many samplings). Every member is fitted on the 0/1
+        label matrix (a 1-d y as one column).
     validation_size : float or int, default 0.1
         Part of the training set held out to choose t (:func:`validation_split`).
     refit : bool, default True
         Refit the members on the whole training set after t is chosen (the members then see all
         training data, as in the competition, where the validation set was not taken from the
         training data). False keeps the members fitted on the training part.
-    random_state : int, RandomState or None, default 0
+    random_state : int, RandomState instance or None, default 0
         Seeds the validation split.
 
     Attributes
@@ -289,7 +292,9 @@ class VotingEnsemble(BaseEstimator):
     fit_times_ : ndarray
         Seconds of the final fit of each entry of ``estimators_``.
     member_names_ : list of str
-    n_members_, n_labels_, n_features_in_ : int
+    n_members_ : int
+    n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_, fit_cpu_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
 
     Examples
     --------
@@ -303,17 +308,34 @@ class VotingEnsemble(BaseEstimator):
     (True, (4, 2), 2)
     """
 
+    _parameter_constraints = {
+        "members": [list, tuple],
+        "validation_size": [Interval(RealNotInt, 0, 1, closed="neither"), Interval(Integral, 1, None, closed="left")],
+        "refit": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, members, validation_size=0.1, refit=True, random_state=0):
         self.members = members
         self.validation_size = validation_size
         self.refit = refit
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:  # sparse X when every member takes it
+            tags.input_tags.sparse = all(get_tags(mem[1]).input_tags.sparse for mem in self.members)
+        except (TypeError, IndexError, AttributeError, ValueError):
+            tags.input_tags.sparse = False
+        return tags
+
     def _fit_groups(self, groups, X, Y):
         fitted, times = [], []
         for est, _ in groups:
             t0 = time.perf_counter()
-            fitted.append(clone(est).fit(X, Y))
+            model = clone(est).fit(X, Y)
+            self._worker_cpu_time += float(getattr(model, "_worker_cpu_time", 0.0))
+            fitted.append(model)
             times.append(time.perf_counter() - t0)
         return fitted, times
 
@@ -326,13 +348,21 @@ class VotingEnsemble(BaseEstimator):
             preds[ks] = P
         return preds
 
-    def fit(self, X, Y):
-        """Choose the threshold on a validation split, then (``refit``) refit the members; returns self."""
+    @fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y):
+        """Choose the threshold on a validation split, then (``refit``) refit the members.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_labels), 0/1; or (n_samples,), one label with two classes
+
+        Returns
+        -------
+        self
+        """
         names, groups = _check_members(self.members)
-        if not isinstance(self.refit, (bool, np.bool_)):
-            raise ValueError(f"refit must be True or False, got {self.refit!r}")
-        X = check_features(X)
-        Y = check_labels(Y, n=X.shape[0])
+        X, Y = self._validate_xy(X, y)
         self.member_params_ = [dict(mem[2]) if len(mem) == 3 and mem[2] else {} for mem in self.members]
         tr, va = validation_split(Y, self.validation_size, self.random_state)
         fitted, times = self._fit_groups(groups, X[tr], Y[tr])
@@ -356,17 +386,11 @@ class VotingEnsemble(BaseEstimator):
         self.validation_index_ = va
         self.member_names_ = names
         self.n_members_ = M
-        self.n_labels_ = Y.shape[1]
-        self.n_features_in_ = X.shape[1]
         return self
 
     def member_predictions(self, X):
         """Every member's 0/1 predictions, int8 (M, n, m), in the order of ``members``."""
-        if not hasattr(self, "threshold_"):
-            raise ValueError("this VotingEnsemble is not fitted yet: call fit(X, Y) first")
-        X = check_features(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the ensemble was fitted with {self.n_features_in_}")
+        X = self._validate_X(X)
         return self._predict_all(self.estimators_, [(None, ks) for ks in self.member_groups_], X)
 
     def predict_votes(self, X):
@@ -374,5 +398,24 @@ class VotingEnsemble(BaseEstimator):
         return self.member_predictions(X).sum(axis=0, dtype=np.int64)
 
     def predict(self, X):
-        """1 for a label when at least ``threshold_`` members predict it, int8 (n, m)."""
-        return (self.predict_votes(X) >= self.threshold_).astype(np.int8)
+        """1 for a label when at least ``threshold_`` members predict it, (n, m) in y's dtype
+        ((n,) in ``classes_`` for a 1-d y)."""
+        return self._decode((self.predict_votes(X) >= self.threshold_).astype(np.int8))
+
+    def predict_marginals(self, X):
+        """The fraction of the members that predict each label, (n, m) ((n,) for a 1-d y).
+
+        The marginals of the members' predictions taken as an empirical distribution of the
+        labels (M equally weighted label vectors per instance).
+        """
+        return self._decode_marginals(self.predict_votes(X) / self.n_members_)
+
+    def predict_expected_f(self, X):
+        """Expected F-measure of each prediction under the members' predictions, (n,).
+
+        The members' M label vectors, equally weighted, as the distribution of the labels: the
+        mean F-measure of the ensemble's prediction against each member's.
+        """
+        P = self.member_predictions(X)
+        H = (P.sum(axis=0, dtype=np.int64) >= self.threshold_).astype(np.int8)
+        return expected_f_of_samples(P.transpose(1, 0, 2), None, H)

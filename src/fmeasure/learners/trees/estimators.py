@@ -22,20 +22,20 @@ Memory grows as n d (the bin codes) plus the dense histogram block of one node (
 from __future__ import annotations
 
 import logging
-import numbers
 import time
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from fmeasure import inference
 from fmeasure._arrays import TIE_TOL
 from fmeasure.blas import single_threaded_blas
 from fmeasure.io import heartbeat
-from fmeasure.learners.base import MultiLabelMixin
+from fmeasure.learners.base import MultiLabelClassifier, fit_context
 from fmeasure.learners.trees.binning import BinnedData
 from fmeasure.learners.trees.counts import gfm_from_counts, gfm_values, label_contributions
 from fmeasure.learners.trees.splitter import best_split
@@ -49,11 +49,20 @@ PROGRESS_EVERY = 30.0
 
 
 # ----------------------------------------------------------------------------- validation
-def _check_int(value, name, low, allow_none=False):
-    if value is None and allow_none:
-        return
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-        raise ValueError(f"{name}: expected an integer >= {low}{' or None' if allow_none else ''}, got {value!r}")
+#: The parameters of one tree (shared by the bagging).
+_TREE_CONSTRAINTS = {
+    "max_depth": [Interval(Integral, 0, None, closed="left"), None],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+    "max_bins": [Interval(Integral, 2, None, closed="left"), None],
+    "min_gain": [Interval(Real, None, None, closed="neither")],
+    "max_features": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0, 1, closed="right"),
+        StrOptions({"sqrt"}),
+        None,
+    ],
+    "random_state": ["random_state"],
+}
 
 
 def _n_features(max_features, d):
@@ -61,16 +70,29 @@ def _n_features(max_features, d):
         return d
     if max_features == "sqrt":
         return max(1, int(np.sqrt(d)))
-    if isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
-        if 1 <= max_features:
-            return min(d, int(max_features))
-    elif isinstance(max_features, numbers.Real) and 0 < max_features <= 1:
-        return max(1, int(max_features * d))
-    raise ValueError(f"max_features: expected None, 'sqrt', an integer >= 1 or a float in (0, 1], got {max_features!r}")
+    if isinstance(max_features, Integral):
+        return min(d, int(max_features))
+    return max(1, int(max_features * d))
+
+
+def _rng(random_state):
+    """A numpy Generator from ``random_state`` (None, an int, a Generator or a RandomState)."""
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
+    return np.random.default_rng(random_state)
+
+
+def _label_frequencies(groups, Y, n_groups, weights=None):
+    """Sparse (n_groups, m): the weighted frequency of each label among the rows of each group."""
+    w = np.ones(len(groups)) if weights is None else np.asarray(weights, dtype=np.float64)
+    G = sp.csr_array((w, (groups, np.arange(len(groups)))), shape=(n_groups, len(groups)))
+    total = np.asarray(G.sum(axis=1)).ravel()
+    scale = sp.diags_array(np.divide(1.0, total, out=np.zeros_like(total), where=total > 0))
+    return sp.csr_array(scale @ (G @ sp.csr_array(Y, dtype=np.float64)))
 
 
 # ----------------------------------------------------------------------------- the tree
-class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class FMeasureTree(MultiLabelClassifier):
     """Decision tree that splits and predicts for the instance-wise F-measure (Section 7.1.2).
 
     A split maximises ``Q = |N_L|/|N| F(N_L) + |N_R|/|N| F(N_R)``, where F(A) is the best mean
@@ -95,12 +117,11 @@ class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstim
         (F(N) <= Q always). A node with F(N) = 1 is never split.
     max_features : None, "sqrt", int or float, default=None
         Attributes searched at each node (a random subset, as in random forests); ``None``: all.
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seeds the attribute subsets (unused when ``max_features=None``).
 
     Attributes
     ----------
-    n_labels_ : int
     feature_, threshold_ : ndarray of shape (n_nodes,)
         Split attribute (-1 at leaves) and threshold (``x <= t`` goes left).
     children_left_, children_right_ : ndarray of shape (n_nodes,)
@@ -110,9 +131,13 @@ class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstim
         F(N): the best mean training F-measure in the node.
     n_node_samples_ : ndarray of shape (n_nodes,)
     depth_ : ndarray of shape (n_nodes,)
+    train_leaf_ : ndarray of shape (n_train,)
+        The leaf of every training example.
     timings_ : dict
         CPU seconds of the fit: ``split_search_s`` (all nodes' split searches), ``leaf_gfm_s``
         (the nodes' GFM predictions, one batch) and ``fit_s`` (the whole fit).
+    n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_, fit_cpu_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
 
     Examples
     --------
@@ -124,6 +149,8 @@ class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstim
     (1.5, [[1, 0], [0, 1]])
     """
 
+    _parameter_constraints = dict(_TREE_CONSTRAINTS)
+
     def __init__(
         self, max_depth=None, min_samples_leaf=1, max_bins=32, min_gain=0.0, max_features=None, random_state=None
     ):
@@ -134,28 +161,25 @@ class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstim
         self.max_features = max_features
         self.random_state = random_state
 
-    def _check_params(self):
-        _check_int(self.max_depth, "max_depth", 0, allow_none=True)
-        _check_int(self.min_samples_leaf, "min_samples_leaf", 1)
-        _check_int(self.max_bins, "max_bins", 2, allow_none=True)
-        if not isinstance(self.min_gain, numbers.Real) or not np.isfinite(self.min_gain):
-            raise ValueError(f"min_gain: expected a finite number, got {self.min_gain!r}")
-
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Grow the tree.
 
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n, d)
-        y : array-like of shape (n, m), 0/1 (a 1-d y is one label)
+        y : array-like of shape (n, m), 0/1 (a 1-d y is one label with two classes)
 
         Returns
         -------
         self
         """
-        self._check_params()
+        if not np.isfinite(self.min_gain):
+            raise ValueError(f"min_gain: expected a finite number, got {self.min_gain!r}")
         X, Y = self._validate_xy(X, y, accept_sparse=["csr", "csc"])
-        self._grow(X, Y, np.random.default_rng(self.random_state))
+        self._grow(X, Y, _rng(self.random_state))
+        # the label frequencies of the training examples in each leaf (predict_marginals)
+        self._leaf_marginals = _label_frequencies(self.train_leaf_, Y, len(self.feature_))
         return self
 
     @single_threaded_blas
@@ -170,7 +194,6 @@ class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstim
             Z, smax = label_contributions(Y)
         Z = sp.csr_array(Z)
         self.n_labels_ = m
-        self.classes_ = [np.array([0, 1])] * m
         self._smax = smax
         feature, threshold, left, right, node_f, count, depth = [], [], [], [], [], [], []
         tot_idx, tot_val = [], []  # each node's count vector (non-zeros), for the leaf GFM
@@ -265,9 +288,7 @@ class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstim
 
     def apply(self, X):
         """Index of the leaf that each row of X reaches."""
-        check_is_fitted(self, "feature_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        return self._apply(X)
+        return self._apply(self._validate_X(X))
 
     def _apply(self, X):
         Xs = sp.csr_array(X) if sp.issparse(X) else None
@@ -282,10 +303,26 @@ class FMeasureTree(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstim
         return node
 
     def predict(self, X):
-        """GFM prediction of the leaf each row reaches: int8 (n, m) (or (n,) for a 1-d fit y)."""
-        check_is_fitted(self, "feature_")
-        H = self.value_[self.apply(X)]
-        return H[:, 0] if self._y_1d else H
+        """GFM prediction of the leaf each row reaches, (n, m) in y's dtype (or (n,) for a 1-d fit y)."""
+        leaves = self.apply(X)
+        return self._decode(self.value_[leaves])
+
+    def predict_expected_f(self, X):
+        """Expected F-measure of each prediction under its leaf's training label vectors, (n,).
+
+        The leaf's empirical distribution of the training label vectors: its prediction is GFM's
+        maximiser of it, and this is GFM's value, F(N) (``node_f_``).
+        """
+        leaves = self.apply(X)
+        return self.node_f_[leaves]
+
+    def predict_marginals(self, X):
+        """Marginals P(y_j = 1 | x) under the leaf's training label vectors, (n, m).
+
+        The fraction of the leaf's training examples that carry each label; (n,) for a 1-d fit y.
+        """
+        leaves = self.apply(X)
+        return self._decode_marginals(self._leaf_marginals[leaves].toarray())
 
 
 # ----------------------------------------------------------------------------- bagging
@@ -321,10 +358,24 @@ def pooled_leaf_gfm(train_leaves, query_leaves, Y, multiplicity=None, chunk=2048
     >>> h.tolist(), v.round(4).tolist()
     ([[1, 0], [0, 1]], [0.8333, 1.0])
     """
+    m = np.shape(Y)[1]
+    n = len(query_leaves)
+    H = np.zeros((n, m), dtype=np.int8)
+    V = np.zeros(n)
+    for sl, C, smax in _pooled_counts(train_leaves, query_leaves, Y, multiplicity, chunk):
+        H[sl], V[sl] = gfm_from_counts(C, m, smax)
+    return H, V
+
+
+def _pooled_counts(train_leaves, query_leaves, Y, multiplicity=None, chunk=2048):
+    """The pooled count vectors of the queries (:func:`pooled_leaf_gfm`), a chunk at a time.
+
+    Yields ``(rows, C, smax)``: a slice of the queries and their count vectors, dense
+    (chunk, m * smax + 2) sums of :func:`~fmeasure.learners.trees.counts.label_contributions` rows.
+    """
     train_leaves = np.asarray(train_leaves)
     query_leaves = np.asarray(query_leaves)
     n_train, B = train_leaves.shape
-    m = Y.shape[1]
     Z, smax = label_contributions(Y)
     if multiplicity is None:
         multiplicity = np.ones((n_train, B))
@@ -337,8 +388,6 @@ def pooled_leaf_gfm(train_leaves, query_leaves, Y, multiplicity=None, chunk=2048
         ids.append(u)
         offsets.append(offsets[-1] + len(u))
     S = sp.csr_array(sp.vstack(parts, format="csr"))
-    H = np.zeros((len(query_leaves), m), dtype=np.int8)
-    V = np.zeros(len(query_leaves))
     for s0 in range(0, len(query_leaves), chunk):
         q = query_leaves[s0 : s0 + chunk]
         r, c = [], []
@@ -349,9 +398,7 @@ def pooled_leaf_gfm(train_leaves, query_leaves, Y, multiplicity=None, chunk=2048
             c.append(offsets[b] + pos[hit])
         r, c = np.concatenate(r), np.concatenate(c)
         Qm = sp.csr_array((np.ones(len(r)), (r, c)), shape=(len(q), offsets[-1]))
-        C = (Qm @ S).toarray()
-        H[s0 : s0 + chunk], V[s0 : s0 + chunk] = gfm_from_counts(C, m, smax)
-    return H, V
+        yield slice(s0, s0 + len(q)), (Qm @ S).toarray(), smax
 
 
 def _fit_one(params, X, Y, binned, Z, smax, seed, bootstrap):
@@ -365,12 +412,13 @@ def _fit_one(params, X, Y, binned, Z, smax, seed, bootstrap):
     # a tree sees each drawn example once per draw: repeat rows by their multiplicity
     rows = np.repeat(np.arange(n), mult)
     tree.n_features_in_ = X.shape[1]
+    tree.classes_ = np.array([0, 1], dtype=np.int8)
     tree._y_1d = False
     tree._grow_rows(X, Y, rows, rng, binned, Z, smax)
     return tree, mult
 
 
-class BaggedFMeasureTrees(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class BaggedFMeasureTrees(MultiLabelClassifier):
     """Bagging of :class:`FMeasureTree` with GFM on the ensemble (Section 7.1.2).
 
     Parameters
@@ -388,7 +436,7 @@ class BaggedFMeasureTrees(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, Ba
         Passed to every :class:`FMeasureTree`.
     n_jobs : int or None, default=None
         Trees fitted in parallel by joblib (``None``: 1).
-    random_state : int or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seeds the bootstrap samples and attribute subsets; the fit is identical for any n_jobs.
 
     Attributes
@@ -398,9 +446,13 @@ class BaggedFMeasureTrees(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, Ba
         How often each training example was drawn for each tree.
     train_leaves_ : ndarray of shape (n_train, B)
         Leaf of every training example in every tree.
+    Y_train_ : ndarray of int8, shape (n_train, m)
+        The training label vectors (0/1) that the pooled prediction reads.
     timings_ : dict
         CPU seconds summed over the trees (each measured in the process that grew it):
         ``split_search_s``, ``leaf_gfm_s`` (the nodes' GFM predictions) and ``fit_s`` (whole fits).
+    n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_, fit_cpu_time_
+        As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
 
     Examples
     --------
@@ -411,6 +463,14 @@ class BaggedFMeasureTrees(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, Ba
     >>> bag.predict([[0.5], [2.5]]).tolist()
     [[1, 0], [0, 1]]
     """
+
+    _parameter_constraints = {
+        **_TREE_CONSTRAINTS,
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "prediction": [StrOptions({"pooled", "vote"})],
+        "bootstrap": ["boolean"],
+        "n_jobs": [Integral, None],
+    }
 
     def __init__(
         self,
@@ -445,21 +505,27 @@ class BaggedFMeasureTrees(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, Ba
             max_features=self.max_features,
         )
 
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit B trees on bootstrap samples (in parallel); returns self."""
-        _check_int(self.n_estimators, "n_estimators", 1)
-        if self.prediction not in ("pooled", "vote"):
-            raise ValueError(f"prediction: expected 'pooled' or 'vote', got {self.prediction!r}")
-        FMeasureTree(**self._tree_params())._check_params()
+        """Fit B trees on bootstrap samples (in parallel).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d)
+        y : array-like of shape (n, m), 0/1 (a 1-d y is one label with two classes)
+
+        Returns
+        -------
+        self
+        """
+        if not np.isfinite(self.min_gain):
+            raise ValueError(f"min_gain: expected a finite number, got {self.min_gain!r}")
         X, Y = self._validate_xy(X, y, accept_sparse=["csr", "csc"])
-        _n_features(self.max_features, X.shape[1])
         if sp.issparse(X):
             X = sp.csr_array(X)
         binned = BinnedData(X, self.max_bins)
         Z, smax = label_contributions(Y)
-        seeds = np.random.SeedSequence(np.random.default_rng(self.random_state).integers(2**63)).spawn(
-            self.n_estimators
-        )
+        seeds = np.random.SeedSequence(_rng(self.random_state).integers(2**63)).spawn(self.n_estimators)
         jobs = (delayed(_fit_one)(self._tree_params(), X, Y, binned, Z, smax, s, self.bootstrap) for s in seeds)
         out = []
         t0 = last = time.perf_counter()
@@ -487,31 +553,63 @@ class BaggedFMeasureTrees(MultiLabelMixin, MultiOutputMixin, ClassifierMixin, Ba
         self.multiplicity_ = np.stack([mlt for _, mlt in out], axis=1)
         self.train_leaves_ = np.stack([t._apply(X) for t in self.estimators_], axis=1)
         self.Y_train_ = Y
-        self.n_labels_ = Y.shape[1]
-        self.classes_ = [np.array([0, 1])] * self.n_labels_
         self.timings_ = {k: float(sum(t.timings_[k] for t in self.estimators_)) for k in self.estimators_[0].timings_}
+        if self.n_jobs not in (None, 1):  # the trees grew in worker processes
+            self._worker_cpu_time += self.timings_["fit_s"]
         return self
 
     def apply(self, X):
         """Leaf of each row of X in each tree: (n, B)."""
-        check_is_fitted(self, "estimators_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._validate_X(X)
         return np.stack([t._apply(X) for t in self.estimators_], axis=1)
 
-    def predict(self, X, prediction=None):
-        """F-measure prediction: int8 (n, m) (or (n,) for a 1-d fit y).
-
-        ``prediction`` overrides the estimator's ``prediction`` for this call.
-        """
-        check_is_fitted(self, "estimators_")
+    def _how(self, prediction):
         how = self.prediction if prediction is None else prediction
         if how not in ("pooled", "vote"):
             raise ValueError(f"prediction: expected 'pooled' or 'vote', got {how!r}")
+        return how
+
+    def _votes(self, leaves):
+        """The B trees' predictions, (n, B, m) int8."""
+        return np.stack([t.value_[leaves[:, b]] for b, t in enumerate(self.estimators_)], axis=1)
+
+    def _infer(self, X, prediction):
+        """0/1 predictions (n, m) and their expected F under the ensemble's distribution (n,)."""
+        how = self._how(prediction)
         leaves = self.apply(X)
         if how == "pooled":
-            H, _ = pooled_leaf_gfm(self.train_leaves_, leaves, self.Y_train_, self.multiplicity_)
-        else:
-            votes = np.stack([t.value_[leaves[:, b]] for b, t in enumerate(self.estimators_)], axis=1)
-            H, _ = inference.gfm_from_samples(votes)
-            H = np.asarray(H).reshape(len(leaves), -1)
-        return H[:, 0] if self._y_1d else H
+            return pooled_leaf_gfm(self.train_leaves_, leaves, self.Y_train_, self.multiplicity_)
+        H, V = inference.gfm_from_samples(self._votes(leaves))
+        return np.asarray(H).reshape(len(leaves), -1), np.asarray(V).reshape(len(leaves))
+
+    def predict(self, X, prediction=None):
+        """F-measure prediction, (n, m) in y's dtype (or (n,) for a 1-d fit y).
+
+        ``prediction`` overrides the estimator's ``prediction`` for this call.
+        """
+        return self._decode(self._infer(X, prediction)[0])
+
+    def predict_expected_f(self, X, prediction=None):
+        """Expected F-measure of each prediction under the ensemble's label distribution, (n,).
+
+        ``"pooled"``: the pooled training label vectors of the leaves that x reaches (each counted
+        with its bootstrap multiplicity); ``"vote"``: the B trees' predictions. Either way the
+        prediction is GFM's maximiser and this is GFM's value.
+        """
+        return self._infer(X, prediction)[1]
+
+    def predict_marginals(self, X, prediction=None):
+        """Marginals P(y_j = 1 | x) of the ensemble's label distribution, (n, m) ((n,) for a 1-d fit y).
+
+        ``"pooled"``: the weighted frequency of each label among the pooled training label
+        vectors; ``"vote"``: the fraction of the trees that predict it.
+        """
+        how = self._how(prediction)
+        leaves = self.apply(X)
+        if how == "vote":
+            return self._decode_marginals(self._votes(leaves).mean(axis=1))
+        m = self.n_labels_
+        P = np.zeros((len(leaves), m))
+        for sl, C, smax in _pooled_counts(self.train_leaves_, leaves, self.Y_train_, self.multiplicity_):
+            P[sl] = C[:, : m * smax].reshape(len(C), m, smax).sum(axis=2) / C[:, -1:]
+        return self._decode_marginals(P)
