@@ -252,7 +252,7 @@ def _flip_columns(X, cols: list[int]):
 
 
 def encode_features(name: str, attributes, F_train, F_test, nominal: str = "onehot"):
-    """Numeric feature matrices from the raw attribute values of :func:`read_arff`.
+    """Numeric feature matrices from the raw attribute values of an ARFF file (``read_arff``).
 
     * numeric attributes are kept as they are (a missing value is an error);
     * string attributes and identifier attributes are dropped: a nominal attribute with at least
