@@ -23,7 +23,11 @@ The site is made of:
   reached (or ``FMEASURE_DOCS_OFFLINE=1``), the copy in ``docs/_intersphinx/``
   (``tools/docs_inventories.py`` says where each comes from);
 * the gallery (``examples/plot_*.py``), run by sphinx-gallery on small data
-  (``FMEASURE_EXAMPLES_SMALL=1`` unless set otherwise), with "Examples using ..." on the API pages;
+  (``FMEASURE_EXAMPLES_SMALL=1`` unless set otherwise), with "Examples using ..." on the API pages.
+  An example on a real dataset loads it with ``fmeasure.datasets.load_mulan``, which looks in the
+  folders of ``$FMEASURE_DATA_MIRROR`` before downloading: the build adds ``tests/data`` (which
+  holds emotions) to them, last, so that it needs no network, and keeps the parsed arrays under its
+  doctrees folder (``$SCIKIT_LEARN_DATA``, unless set) rather than in ``~/scikit_learn_data``;
 * a page per pipeline stage (every ``workflow/rules/<stage>.smk`` with a ``docs/<stage>.md``),
   listed in ``docs/stages.md`` in the order of the default run, each with the figures of the last
   run in ``results/figures/`` if there are any (``FMEASURE_DOCS_RESULTS`` names another results
@@ -133,6 +137,8 @@ numpydoc_xref_aliases = {
 # The gallery: every examples/plot_*.py is run and its figure kept, with a download per example
 os.environ.setdefault("FMEASURE_EXAMPLES_SMALL", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
+#: holds the datasets the examples load (emotions), as a data mirror (set in _builder_inited)
+TEST_DATA = ROOT / "tests" / "data"
 sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
@@ -643,6 +649,12 @@ def _builder_inited(app):
     out.mkdir(parents=True, exist_ok=True)
     # the examples save their figure there too (as when run by hand); the gallery keeps its own copy
     os.environ["FMEASURE_EXAMPLES_OUT"] = str(out)
+    # the datasets the examples load (load_mulan) come from tests/data, searched after the folders
+    # $FMEASURE_DATA_MIRROR already names (no network needed), and are parsed once per doctrees
+    # folder rather than in ~/scikit_learn_data
+    mirrors = [p for p in os.environ.get("FMEASURE_DATA_MIRROR", "").split(os.pathsep) if p]
+    os.environ["FMEASURE_DATA_MIRROR"] = os.pathsep.join(dict.fromkeys([*mirrors, str(TEST_DATA)]))
+    os.environ.setdefault("SCIKIT_LEARN_DATA", str(Path(app.doctreedir) / "scikit_learn_data"))
     warnings.showwarning = _show_warning
     for module in UNCLASSIFIED:
         logger.warning(

@@ -6,7 +6,7 @@ chain model with strong label dependence. For each model, training samples of se
 drawn; the four inference methods of Section 6 (MM, JM, FM, GFM) estimate their parameters from a
 training sample by counting (``fmeasure.estimation``) and output one prediction ``h`` each
 (``fmeasure.inference``); every prediction is scored on one large test sample. That protocol,
-which reads the config block, runs in :func:`fmeasure.experiments.simulations.run_model`; this
+which reads the config block, runs in ``fmeasure.experiments.simulations.run_model``; this
 module holds the models and the scoring it uses.
 
 What makes it fast:
@@ -89,7 +89,7 @@ def stream(seed: int, data_model: str, model: int, purpose: str, index: int = 0)
 
 
 def check_data_model(data_model: str) -> None:
-    """Raise ``ValueError`` unless ``data_model`` is one of :data:`DATA_MODELS`."""
+    """Raise ``ValueError`` unless ``data_model`` is one of ``DATA_MODELS`` (``"independent"``, ``"chain"``)."""
     if data_model not in DATA_MODELS:
         raise ValueError(f"data_model: expected one of {DATA_MODELS}, got {data_model!r}")
 

@@ -508,6 +508,106 @@ def test_nominal_one_hot_on_sparse_arff_and_saved_cache(tmp_path):
     assert back.n_attributes == 4 and back.feature_names == ds.feature_names
 
 
+# Two-category nominal features: a yes/no pair (any case, either order) is 1 for yes; any other
+# pair is 1 for its second category and named after it.
+BOOLEAN_ARFF = """@relation booleans
+@attribute motif {YES,NO}
+@attribute seen {no,yes}
+@attribute live {True,False}
+@attribute tf {f,t}
+@attribute one {1,0}
+@attribute yn {Y,n}
+@attribute sex {male,female}
+@attribute bit {0,1}
+@attribute L1 {0,1}
+@attribute L2 {0,1}
+@data
+YES,no,True,f,1,Y,male,0,1,0
+NO,yes,False,t,0,n,female,1,0,1
+NO,no,True,t,1,n,female,0,1,1
+"""
+#: each column is 1 where the row's value is the yes word (sex: where it is female)
+BOOLEAN_X = [
+    [1, 0, 1, 0, 1, 1, 0, 0],
+    [0, 1, 0, 1, 0, 0, 1, 1],
+    [0, 0, 1, 1, 1, 0, 1, 0],
+]
+BOOLEAN_NAMES = ["motif", "seen", "live", "tf", "one", "yn", "sex=female", "bit"]
+
+
+def test_a_yes_no_feature_is_1_for_yes_whatever_its_declared_order(tmp_path, caplog):
+    raw = _write_raw(tmp_path / "raw", train=BOOLEAN_ARFF, test=BOOLEAN_ARFF)
+    with caplog.at_level("INFO", logger="fmeasure.datasets"):
+        ds = D.parse("toy", _entry(train=BOOLEAN_ARFF, test=BOOLEAN_ARFF, d=8), raw)
+    assert ds.feature_names == BOOLEAN_NAMES
+    np.testing.assert_array_equal(ds.X_train, BOOLEAN_X)
+    np.testing.assert_array_equal(ds.X_test, BOOLEAN_X)
+    # the declared-yes-first pairs (motif, live, one, yn) are logged, once
+    flipped = [r.getMessage() for r in caplog.records if "yes/no" in r.getMessage()]
+    assert len(flipped) == 1 and "4 yes/no feature(s)" in flipped[0] and "motif {YES,NO}" in flipped[0]
+    # read_mulan reads a user's file by the same rule
+    bunch = D.read_mulan(raw / "toy-train.arff", n_labels=2)
+    assert bunch.feature_names == BOOLEAN_NAMES
+    np.testing.assert_array_equal(bunch.data, BOOLEAN_X)
+
+
+def test_a_yes_no_feature_of_a_sparse_arff_is_1_for_yes(tmp_path):
+    # sparse ARFF: an omitted nominal value is the first category declared (YES for motif, male
+    # for sex); the flipped columns stay exact and X stays sparse
+    from fmeasure.datasets._parse import read_arff
+
+    head = BOOLEAN_ARFF.split("@data")[0]
+    text = head + "@data\n{8 1}\n{0 NO,1 yes,2 False,3 t,4 0,5 n,6 female,7 1,9 1}\n{0 NO,2 True,6 female}\n"
+    path = tmp_path / "sparse.arff"
+    path.write_text(text)
+    attrs, F, _, _ = read_arff(path, ["L1", "L2"])
+    assert sp.issparse(F)
+    X, _, names = D.encode_features("toy", attrs, F, F[:0])
+    assert names == BOOLEAN_NAMES and sp.issparse(X)
+    np.testing.assert_array_equal(
+        X.toarray(),
+        [[1, 0, 1, 0, 1, 1, 0, 0], [0, 1, 0, 1, 0, 0, 1, 1], [0, 0, 1, 0, 1, 1, 1, 0]],
+    )
+
+
+@pytest.mark.parametrize(
+    "categories,one",
+    [
+        (["YES", "NO"], 0),
+        (["NO", "YES"], 1),
+        (["true", "FALSE"], 0),
+        (["F", "T"], 1),
+        (["1", "0"], 0),
+        (["0", "1"], 1),
+        (["y", "n"], 0),
+        (["male", "female"], 1),
+        (["yes", "y"], 1),  # two yes words: no yes/no pair, the second category
+        (["no", "maybe"], 1),
+        (["a", "b", "c"], None),
+        ("NUMERIC", None),
+    ],
+)
+def test_positive_category_is_the_yes_word_else_the_second(categories, one):
+    assert D.positive_category(categories) == one
+
+
+def test_genbase_motif_columns_are_1_where_the_file_says_yes(tmp_path):
+    # genbase declares every motif {YES,NO}: a column is 1 where the motif is present
+    src = ROOT / "tests" / "data" / "genbase-small"
+    entry = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["catalog"]["genbase-small"]
+    ds = D.parse("genbase-small", entry, src)
+    with gzip.open(src / "genbase-small-train.arff.gz", "rt") as fh:
+        text = fh.read()
+    header, data = text.split("@data", 1)
+    assert header.count("{YES,NO}") == 1185
+    rows = [line.split(",") for line in data.split() if line.strip()]
+    attrs = [line.split()[1] for line in header.splitlines() if line.lower().startswith("@attribute")]
+    for name in ("PS00010", ds.feature_names[0], ds.feature_names[-1]):
+        j = attrs.index(name)
+        np.testing.assert_array_equal(ds.X_train[:, ds.feature_names.index(name)], [r[j] == "YES" for r in rows])
+    assert 0 < ds.X_train.sum() < ds.X_train.size / 2  # motifs are rare: mostly 0, as they should be
+
+
 def test_missing_value_in_a_numeric_feature_names_it(tmp_path):
     text = NOMINAL_ARFF.replace("p3,1,YES,2.5", "p3,1,YES,?")
     raw = _write_raw(tmp_path / "raw", train=text, test=text)

@@ -96,7 +96,7 @@ def test_mirror_dataset_parses_to_manifest_counts(manifest_name, name, tmp_path)
 def test_mirror_flags_and_genbase_nominal_features_are_encoded(tmp_path):
     # flags: 19 attributes, of which landmass (6), zone (4), language (10), religion (8) have more
     # than two categories: 15 columns kept as they are + 28 one-hot columns. genbase: protein is an
-    # identifier (dropped), the other 1185 are {NO,YES}: one column each.
+    # identifier (dropped), the other 1185 are {YES,NO}: one column each, 1 for YES.
     for name, columns in (("flags", 15 + 6 + 4 + 10 + 8), ("genbase", 1185)):
         entry = CATALOG[name]
         raw = tmp_path / name

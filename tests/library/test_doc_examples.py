@@ -3,11 +3,14 @@
 The front page (docs/index.md) and the README open with the same example, which runs and prints the
 score its comment gives. Every Python block of the getting-started page and of each user guide page
 runs, the blocks of a page in order in one namespace, as a reader would paste them; a ``print``
-line whose comment starts with a value (a number, a list, a name) prints that value.
+line whose comment starts with a value (a number, a list, a name) prints that value. The pages load
+MULAN's emotions with ``load_mulan``: it is found in tests/data (added to ``FMEASURE_DATA_MIRROR``,
+as the documentation build does), parsed into a data folder of the test's own, never downloaded.
 """
 
 import contextlib
 import io
+import os
 import re
 from pathlib import Path
 
@@ -15,6 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+TEST_DATA = ROOT / "tests" / "data"
 #: the library's pages that hold code (the user guide's index has none)
 PAGES = [
     p
@@ -22,6 +26,21 @@ PAGES = [
     if "```python" in p.read_text()
 ]
 FRONT = re.compile(r"<!-- front-example:start -->\n```python\n(.*?)```\n<!-- front-example:end -->", re.S)
+
+
+@pytest.fixture(autouse=True)
+def datasets_from_the_test_data(monkeypatch, tmp_path):
+    """load_mulan finds emotions in tests/data and caches it in the test's folder; no download."""
+    import urllib.request
+
+    mirrors = [p for p in os.environ.get("FMEASURE_DATA_MIRROR", "").split(os.pathsep) if p]
+    monkeypatch.setenv("FMEASURE_DATA_MIRROR", os.pathsep.join([*mirrors, str(TEST_DATA)]))
+    monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path / "scikit_learn_data"))
+
+    def offline(*args, **kwargs):
+        raise OSError("the documentation's examples must not download in the tests")
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
 
 
 def _blocks(text):

@@ -4,9 +4,10 @@ read_mulan (a user's own ARFF), list_datasets.
 The data is flags, whole in tests/data (129 + 65 rows, gzip-compressed, with the catalog's sha256),
 and small ARFF files written here; the arrays are compared with the files read independently here
 (liac-arff's plain reading, then the encoding the docs state: a two-category nominal is one 0/1
-column for its second category, a larger one a 0/1 column per category named ``attribute=category``).
-The tests on the full datasets of a mirror (and the docs' example, which loads emotions) run when a
-full-data mirror is found and are skipped otherwise. The network is never used.
+column, 1 for the yes word of a yes/no pair and else for its second category, a larger one a 0/1
+column per category named ``attribute=category``). The docs' example loads emotions, whole in
+tests/data too. The tests on the full datasets of a mirror run when a full-data mirror is found and
+are skipped otherwise. The network is never used.
 """
 
 import gzip
@@ -28,6 +29,8 @@ from fmeasure.datasets import DatasetError, load_mulan, read_mulan
 
 FLAGS = TEST_DATA / "flags"
 LABELS = ["red", "green", "blue", "yellow", "white", "black", "orange"]
+#: the words of a yes/no attribute (any case), as the docs list them
+YES, NO = ("yes", "y", "true", "t", "1"), ("no", "n", "false", "f", "0")
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +57,11 @@ def _by_hand(path: Path, labels=LABELS):
         if kind in ("NUMERIC", "REAL", "INTEGER"):
             columns[name] = np.array(values, dtype=float)
         elif len(kind) == 2:
-            columns[name] = np.array([v == kind[1] for v in values], dtype=float)
+            a, b = (k.lower() for k in kind)
+            yes_first = a in YES and b in NO
+            yes_no = yes_first or (a in NO and b in YES)
+            one = kind[0] if yes_first else kind[1]
+            columns[name if yes_no else f"{name}={one}"] = np.array([v == one for v in values], dtype=float)
         else:
             for category in kind:
                 columns[f"{name}={category}"] = np.array([v == category for v in values], dtype=float)
@@ -453,11 +460,10 @@ def _loader_snippet(text: str) -> str:
     return blocks[0]
 
 
-@needs_mirror
 @pytest.mark.parametrize("doc", ["README.md", "docs/data.md"])
 def test_the_docs_loader_example_runs_and_prints_what_it_says(doc, tmp_path, monkeypatch, capsys):
     code = _loader_snippet((ROOT / doc).read_text())
-    monkeypatch.setenv(D.MIRROR_ENV, str(MIRROR))
+    monkeypatch.setenv(D.MIRROR_ENV, str(TEST_DATA))  # emotions, whole
     monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path))
     exec(compile(code, doc, "exec"), {})
     printed = capsys.readouterr().out.split()
@@ -466,8 +472,7 @@ def test_the_docs_loader_example_runs_and_prints_what_it_says(doc, tmp_path, mon
 
 
 def test_the_docs_loader_example_is_one_and_names_what_exists():
-    """Without a mirror the example cannot run; it is at least the same in both places, valid
-    Python, and what it imports exists."""
+    """The example is the same in both places, and what it imports exists."""
     readme, docs = (_loader_snippet((ROOT / doc).read_text()) for doc in ("README.md", "docs/data.md"))
     assert readme == docs
     compile(readme, "README.md", "exec")

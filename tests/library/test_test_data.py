@@ -26,8 +26,9 @@ def test_test_data_files_match_their_readme_sha256_and_size():
 
 
 def test_test_data_stays_small():
+    # the slices, and emotions whole (156 kB gzipped) for the documentation's examples
     total = sum(p.stat().st_size for p in TEST_DATA.rglob("*") if p.is_file())
-    assert total < 400_000, total
+    assert total < 450_000, total
 
 
 def test_smoke_config_catalog_uses_the_shipped_slices():

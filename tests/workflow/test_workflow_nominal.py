@@ -19,7 +19,7 @@ def test_flags_and_genbase_run_through_every_dataset_stage(tmp_path):
     tables = tmp_path / "results" / "tables"
     t1 = pd.read_csv(tables / "table1.csv").set_index("dataset")
     # d counts the file's feature attributes (as MULAN); columns the encoded ones: flags 15 kept +
-    # 6 + 4 + 10 + 8 one-hot; genbase 1185 {NO,YES} columns, the protein identifier dropped.
+    # 6 + 4 + 10 + 8 one-hot; genbase 1185 {YES,NO} columns, the protein identifier dropped.
     assert t1.loc["flags", ["n_train", "n_test", "m", "d", "columns"]].tolist() == [129, 65, 7, 19, 43]
     assert t1.loc["genbase-small", ["n_train", "n_test", "m", "d", "columns"]].tolist() == [60, 30, 27, 1186, 1185]
     log = (tmp_path / "logs" / "data" / "parse_genbase-small.log").read_text()

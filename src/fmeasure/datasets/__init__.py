@@ -49,7 +49,15 @@ from fmeasure.datasets._fetch import (
     url_problem,
 )
 from fmeasure.datasets._loaders import get_data_home, list_datasets, load_mulan, read_mulan
-from fmeasure.datasets._parse import DENSE_LIMIT, NOMINAL_MODES, encode_features, parse, read_arff_header
+from fmeasure.datasets._parse import (
+    BOOLEAN_WORDS,
+    DENSE_LIMIT,
+    NOMINAL_MODES,
+    encode_features,
+    parse,
+    positive_category,
+    read_arff_header,
+)
 
 __all__ = [
     "load_mulan",
@@ -70,6 +78,8 @@ __all__ = [
     "read_arff_header",
     "encode_features",
     "NOMINAL_MODES",
+    "BOOLEAN_WORDS",
+    "positive_category",
     "DENSE_LIMIT",
     "parse",
     "save",

@@ -36,7 +36,8 @@ log = logging.getLogger("fmeasure.datasets")
 #: scikit-learn's variable for its data folder; ours is its subfolder ``fmeasure``.
 DATA_HOME_ENV = "SCIKIT_LEARN_DATA"
 #: Bumped when the parsed arrays of the same files change (a parser fix): older caches are rebuilt.
-CACHE_VERSION = 1
+#: 2: a yes/no feature declared yes first (genbase's ``{YES,NO}``) is 1 for yes.
+CACHE_VERSION = 2
 #: The MULAN library and its datasets' collection, cited in every MULAN dataset's DESCR.
 MULAN_CITATION = (
     "Tsoumakas, G., Spyromitros-Xioufis, E., Vilcek, J., and Vlahavas, I. (2011). MULAN: A Java library "
@@ -234,8 +235,10 @@ def load_mulan(name, *, data_home=None, mirror=None, download=True, return_X_y=F
     nominal : {"onehot", "ordinal", "error"}, optional
         Nominal features with more than two categories (flags' ``landmass``): one 0/1 column per
         category (default, or the entry's own ``nominal``), the category's position, or an error.
-        A two-category nominal is one 0/1 column; an identifier attribute (genbase's ``protein``)
-        is dropped.
+        A two-category nominal is one 0/1 column: 1 for "yes" when its categories are a yes/no
+        pair (yes/no, y/n, true/false, t/f, 1/0, any case, in either order: genbase's ``{YES,NO}``
+        is 1 where the motif is present), else 1 for the category declared second (see
+        :func:`encode_features`). An identifier attribute (genbase's ``protein``) is dropped.
     timeout : float, default 60
         Seconds before a download gives up.
 
@@ -330,7 +333,8 @@ def read_mulan(arff, xml=None, *, n_labels=None, nominal="onehot", return_X_y=Fa
     nominal : {"onehot", "ordinal", "error"}, default "onehot"
         Nominal features with more than two categories, as in :func:`load_mulan`. The columns
         come from the categories the header declares, so a train and a test file with the same
-        header give the same columns.
+        header give the same columns. A two-category nominal is one 0/1 column, 1 for "yes" in a
+        yes/no pair (``{yes,no}``, ``{FALSE,TRUE}``, ``{1,0}``, ...), else 1 for the second category.
     return_X_y : bool, default False
         Return ``(X, Y)`` instead of a Bunch.
 
@@ -353,18 +357,18 @@ def read_mulan(arff, xml=None, *, n_labels=None, nominal="onehot", return_X_y=Fa
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "toy.arff"
     >>> _ = path.write_text(
-    ...     "@relation toy\\n@attribute x numeric\\n@attribute colour {red,green,blue}\\n"
-    ...     "@attribute cat {0,1}\\n@attribute dog {0,1}\\n@data\\n"
-    ...     "0.5,red,1,0\\n1.5,blue,1,1\\n2.5,red,0,0\\n3.5,green,0,1\\n"
+    ...     "@relation toy\\n@attribute x numeric\\n@attribute live {YES,NO}\\n"
+    ...     "@attribute colour {red,green,blue}\\n@attribute cat {0,1}\\n@attribute dog {0,1}\\n@data\\n"
+    ...     "0.5,YES,red,1,0\\n1.5,NO,blue,1,1\\n2.5,YES,red,0,0\\n3.5,NO,green,0,1\\n"
     ... )
     >>> toy = read_mulan(path, n_labels=2)
     >>> toy.feature_names
-    ['x', 'colour=red', 'colour=green', 'colour=blue']
+    ['x', 'live', 'colour=red', 'colour=green', 'colour=blue']
     >>> toy.data
-    array([[0.5, 1. , 0. , 0. ],
-           [1.5, 0. , 0. , 1. ],
-           [2.5, 1. , 0. , 0. ],
-           [3.5, 0. , 1. , 0. ]])
+    array([[0.5, 1. , 1. , 0. , 0. ],
+           [1.5, 0. , 0. , 0. , 1. ],
+           [2.5, 1. , 1. , 0. , 0. ],
+           [3.5, 0. , 0. , 1. , 0. ]])
     >>> toy.target_names, toy.target.tolist()
     (['cat', 'dog'], [[1, 0], [1, 1], [0, 0], [0, 1]])
     """

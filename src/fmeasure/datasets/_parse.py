@@ -201,15 +201,68 @@ def _is_identifier(values: np.ndarray, categories: list) -> bool:
     return np.unique(values).size >= IDENTIFIER_SHARE * n
 
 
+#: The words of a yes/no attribute, any case: a two-category nominal attribute whose categories are
+#: one word of each set is 1 for its "yes" word, whichever it declares first (genbase's ``{YES,NO}``).
+BOOLEAN_WORDS = (frozenset({"yes", "y", "true", "t", "1"}), frozenset({"no", "n", "false", "f", "0"}))
+
+
+def positive_category(categories) -> int | None:
+    """Which category of a two-category nominal attribute its 0/1 column is 1 for: the position of
+    the "yes" word of a yes/no pair (:data:`BOOLEAN_WORDS`, any case: ``{YES,NO}``, ``{f,t}``,
+    ``{1,0}``), else 1 (the second category declared). None for an attribute that is not a
+    two-category nominal.
+
+    >>> positive_category(["YES", "NO"]), positive_category(["0", "1"]), positive_category(["male", "female"])
+    (0, 1, 1)
+    """
+    if not isinstance(categories, list) or len(categories) != 2:
+        return None
+    words = [str(c).strip().lower() for c in categories]
+    yes, no = BOOLEAN_WORDS
+    if words[0] in yes and words[1] in no:
+        return 0
+    return 1
+
+
+def _is_yes_no(categories) -> bool:
+    """Whether a two-category nominal attribute is a yes/no pair (:data:`BOOLEAN_WORDS`)."""
+    if not isinstance(categories, list) or len(categories) != 2:
+        return False
+    words = {str(c).strip().lower() for c in categories}
+    yes, no = BOOLEAN_WORDS
+    return len(words & yes) == 1 and len(words & no) == 1
+
+
+def _flip_columns(X, cols: list[int]):
+    """``X`` with the 0/1 columns ``cols`` turned into 1 - column (dense: in place)."""
+    if not cols:
+        return X
+    if not sp.issparse(X):
+        X[:, cols] = 1.0 - X[:, cols]
+        return X
+    sign = np.ones(X.shape[1])
+    sign[cols] = -1.0
+    n = X.shape[0]
+    ones = sp.csc_matrix(
+        (np.ones(n * len(cols)), (np.tile(np.arange(n), len(cols)), np.repeat(cols, n))), shape=X.shape
+    )
+    out = (X @ sp.diags(sign) + ones).tocsc()
+    out.eliminate_zeros()
+    return out
+
+
 def encode_features(name: str, attributes, F_train, F_test, nominal: str = "onehot"):
-    """Numeric feature matrices from the raw attribute values of :func:`read_arff`.
+    """Numeric feature matrices from the raw attribute values of an ARFF file (``read_arff``).
 
     * numeric attributes are kept as they are (a missing value is an error);
     * string attributes and identifier attributes are dropped: a nominal attribute with at least
       as many categories as instances (train and test together), (nearly) each instance taking its
       own, such as genbase's ``protein``;
-    * a nominal attribute with two categories becomes one 0/1 column (1 = its second category,
-      so ``{0,1}`` and ``{NO,YES}`` read as expected);
+    * a nominal attribute with two categories becomes one 0/1 column. A yes/no pair (one word of
+      each set of :data:`BOOLEAN_WORDS`, any case: yes/no, y/n, true/false, t/f, 1/0) is 1 for its
+      "yes" word whichever it declares first, so ``{0,1}``, ``{NO,YES}`` and genbase's ``{YES,NO}``
+      are all 1 for yes, named by the attribute alone; any other pair is 1 for the category declared
+      second, and named ``attribute=category`` after it (``{male,female}``: ``sex=female``);
     * other nominal attributes follow ``nominal``: ``onehot`` (one 0/1 column per category,
       named ``attribute=category``), ``ordinal`` (the category's position in the declaration),
       or ``error``.
@@ -226,13 +279,17 @@ def encode_features(name: str, attributes, F_train, F_test, nominal: str = "oneh
         return F[:, j].toarray().ravel() if sparse else F[:, j]
 
     blocks_tr, blocks_te, names = [], [], []
-    keep, dropped_id, dropped_str, expanded = [], [], [], []
+    keep, kept_names, flip, dropped_id, dropped_str, expanded = [], [], [], [], [], []
     for j, (attr, kind) in enumerate(attributes):
         if kind == "STRING":
             dropped_str.append(attr)
             continue
         if not isinstance(kind, list) or len(kind) <= 2:
+            one = positive_category(kind)
+            if one == 0:  # a yes/no pair declared yes first: the column holds the index, 1 for "no"
+                flip.append(len(keep))
             keep.append(j)
+            kept_names.append(attr if one is None or _is_yes_no(kind) else f"{attr}={kind[one]}")
             continue
         both = np.concatenate([column(F_train, j), column(F_test, j)])
         if _is_identifier(both, kind):
@@ -245,6 +302,7 @@ def encode_features(name: str, attributes, F_train, F_test, nominal: str = "oneh
             )
         if nominal == "ordinal":
             keep.append(j)
+            kept_names.append(attr)
             continue
         expanded.append((attr, len(kind)))
         for F, blocks in ((F_train, blocks_tr), (F_test, blocks_te)):
@@ -255,10 +313,10 @@ def encode_features(name: str, attributes, F_train, F_test, nominal: str = "oneh
             blocks.append(sp.csr_matrix(onehot) if sparse else onehot)
         names.extend(f"{attr}={c}" for c in kind)
     # Numeric and two-category columns first, in ARFF order, then the one-hot blocks.
-    names = [attributes[j][0] for j in keep] + names
+    names = kept_names + names
     parts = []
     for F, blocks in ((F_train, blocks_tr), (F_test, blocks_te)):
-        X = F[:, keep]
+        X = _flip_columns(F[:, keep], flip)  # F[:, keep] is a copy: the caller's F is unchanged
         X = sp.hstack([X, *blocks], format="csr") if sparse else np.hstack([X, *blocks])
         missing = (np.isnan(X.data) if sparse else np.isnan(X)).any()
         if missing:
@@ -271,6 +329,14 @@ def encode_features(name: str, attributes, F_train, F_test, nominal: str = "oneh
         )
     if dropped_str:
         log.info("%s: dropped %d string attribute(s): %s", name, len(dropped_str), dropped_str)
+    if flip:
+        log.info(
+            "%s: %d yes/no feature(s) declared yes first (e.g. %s %s) encoded 1 for yes",
+            name,
+            len(flip),
+            kept_names[flip[0]],
+            "{" + ",".join(attributes[keep[flip[0]]][1]) + "}",
+        )
     if expanded:
         log.info(
             "%s: %d nominal feature(s) one-hot encoded into %d columns: %s",

@@ -1,4 +1,4 @@
-"""Stage ``report``: :func:`write_report` writes ``results/report.md``, findings first.
+"""Stage ``report``: ``write_report`` writes ``results/report.md``, findings first.
 
 Order: the findings table (one row per table, figure, theorem and claim of the paper, from
 ``results/findings/<stage>.csv`` and :func:`fmeasure.experiments.findings.collect`), the

@@ -284,7 +284,7 @@ class MultiLabelClassifier(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, B
     ----------
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         The column names of a DataFrame X at ``fit`` (only then); later calls must give the same
         columns in the same order.
     classes_ : ndarray

@@ -216,7 +216,7 @@ class BinaryRelevance(_TunedLogisticBase):
     estimators_ : list of fitted models
         One per label (``predict_proba``, ``classes_``, ``C_``), from
         :func:`~fmeasure.learners.logistic.fit_logistic_cv`.
-    C_ : ndarray of shape (n_labels_,)
+    C_ : ndarray of shape (n_labels,)
         The C chosen for each label (NaN for a label with one class in training).
     scaler_ : StandardScaler or None
         The standardisation of the features (None when they are used as they are).
@@ -409,7 +409,7 @@ class EFP(_TunedLogisticBase):
     zero_model_ : fitted binary model for [y = 0].
     estimators_ : list of m fitted multinomial models over the classes [y_i = 1] * s_y seen in
         training (None for every label when no training label vector is non-empty).
-    C_ : ndarray of shape (n_labels_,)
+    C_ : ndarray of shape (n_labels,)
         The C chosen for each label's model (NaN where a label's model has one class or is None);
         the zero model's is ``zero_model_.C_``.
     scaler_ : StandardScaler or None

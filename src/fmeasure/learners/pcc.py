@@ -10,16 +10,16 @@ once per test instance, a single matrix product) and a *label part* ``sum_{l<j} 
 module stores the chain in that form (``coef_x_``, ``coef_y_``, ``intercept_``) and builds every
 inference method on it:
 
-* :meth:`ProbabilisticClassifierChain.sample` -- ancestral sampling of ``n`` label vectors per
+* :meth:`.ProbabilisticClassifierChain.sample` -- ancestral sampling of ``n`` label vectors per
   instance, vectorised over instances *and* samples (the only Python loop is over labels, in
   blocks whose label part is one matrix product);
-* :meth:`ProbabilisticClassifierChain.predict_from_samples` -- MM, FM and GFM from the samples
+* :meth:`.ProbabilisticClassifierChain.predict_from_samples` -- MM, FM and GFM from the samples
   through :mod:`fmeasure.estimation` and :mod:`fmeasure.inference`;
-* :meth:`ProbabilisticClassifierChain.joint_mode` -- the exact joint mode (JM) by a best-first
+* :meth:`.ProbabilisticClassifierChain.joint_mode` -- the exact joint mode (JM) by a best-first
   search over the probability tree (Dembczynski et al. 2012), vectorised over instances;
-* :meth:`ProbabilisticClassifierChain.joint_distribution` -- all ``2^m`` probabilities exactly
+* :meth:`.ProbabilisticClassifierChain.joint_distribution` -- all ``2^m`` probabilities exactly
   (``m <= 16``), the reference the sampler and the search are tested against, and the source of
-  the exact F-maximizer of the chain (:meth:`ProbabilisticClassifierChain.exact_f_maximizer`).
+  the exact F-maximizer of the chain (:meth:`.ProbabilisticClassifierChain.exact_f_maximizer`).
 
 scikit-learn's ``ClassifierChain.predict_proba`` returns neither the joint distribution nor the
 marginals (it plugs in *predicted* preceding labels); never feed it to FM or GFM.
@@ -488,7 +488,7 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
     def sample_counts(self, X, n_samples=None, random_state=None):
         """Ancestral samples as distinct label vectors with counts (exact, and much faster).
 
-        Same distribution as counting the rows of :meth:`sample`; see :meth:`_sample_tree`.
+        Same distribution as counting the rows of :meth:`sample`; see ``_sample_tree``.
 
         Returns
         -------

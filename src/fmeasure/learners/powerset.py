@@ -2,7 +2,7 @@
 
 :class:`LabelPowerset` turns any probabilistic multiclass scikit-learn classifier into a model of
 the joint distribution of the labels: every distinct label vector of the training set is one
-class, and :meth:`~LabelPowerset.predict_set_proba` gives, for each instance, a distribution over
+class, and :meth:`~.LabelPowerset.predict_set_proba` gives, for each instance, a distribution over
 those label vectors (``label_sets_``). Wrapped in :class:`fmeasure.FOptimalClassifier` (route
 ``"powerset+gfm"``), GFM on that distribution is the exact F-optimal prediction under it; on its
 own, ``predict`` returns the most probable label set (the joint mode, subset 0/1-optimal under the

@@ -132,7 +132,7 @@ def route_candidates(X, Y, names="default", *, random_state=None, min_train=None
     ----------
     X : array-like or sparse (n, d)
     Y : array-like (n, m), 0/1
-    names : {"default", "fast"} or sequence of route names from :data:`ROUTES`
+    names : {"default", "fast"} or sequence of route names from :data:`~fmeasure.learners.search.ROUTES`
     random_state : int or None
         Set as the ``random_state`` of every route that has one.
     min_train : int, optional
@@ -346,7 +346,7 @@ class FOptimalSearchCV(MultiLabelClassifier):
     Parameters
     ----------
     candidates : {"default", "fast"}, list of route names, or dict, default "default"
-        "default": every route of :data:`ROUTES` that the size rules keep; "fast": extra trees,
+        "default": every route of :data:`~fmeasure.learners.search.ROUTES` that the size rules keep; "fast": extra trees,
         kNN, LFP and the label powerset, one setting each; a list picks routes by name (the size
         rules apply). A dict ``{name: estimator}`` or ``{name: (estimator, grid)}`` gives your own
         candidates (any estimator with ``fit(X, Y)`` and ``predict``; ``grid`` maps its parameters

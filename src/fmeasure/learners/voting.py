@@ -19,7 +19,7 @@ of one fitted model at once:
 * :class:`~fmeasure.learners.pcc.ProbabilisticClassifierChain`: ``{"inference": "fm" | "gfm" |
   "mm" | "jm", "n_samples": n, "random_state": seed}``; members with the same ``(n_samples,
   random_state)`` use one set of ancestral samples
-  (:meth:`~fmeasure.learners.pcc.ProbabilisticClassifierChain.predict_from_samples`), so FM and
+  (:meth:`~fmeasure.learners.ProbabilisticClassifierChain.predict_from_samples`), so FM and
   GFM at one sample size cost one sampling.
 * :class:`~fmeasure.learners.parametric.BinaryRelevance` (and :class:`~fmeasure.learners.parametric.LFP`):
   ``{"inference": "mm"}`` (BR's marginal modes) or ``{"inference": "fm"}`` (LFP); the marginals
@@ -265,7 +265,7 @@ class VotingEnsemble(MultiLabelClassifier):
         sample sizes and seeds: one chain fit, many samplings). Every member is fitted on the 0/1
         label matrix (a 1-d y as one column).
     validation_size : float or int, default 0.1
-        Part of the training set held out to choose t (:func:`validation_split`).
+        Part of the training set held out to choose t (:func:`~fmeasure.learners.voting.validation_split`).
     refit : bool, default True
         Refit the members on the whole training set after t is chosen (the members then see all
         training data, as in the competition, where the validation set was not taken from the

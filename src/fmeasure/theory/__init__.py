@@ -3,7 +3,7 @@
 * :mod:`fmeasure.theory.constructions` -- the worst-case distributions of the appendix and the
   worked examples, evaluated exactly with :mod:`fmeasure.inference`; re-exported here, so
   ``from fmeasure import theory; theory.subset_worst_case_distribution(...)`` works. The tables
-  the pipeline builds from them are in :mod:`fmeasure.experiments.theory`.
+  the pipeline builds from them are in ``fmeasure.experiments.theory``.
 * :mod:`fmeasure.theory.lp` -- exact worst-case regrets by linear programming.
 
 The re-exports are loaded on first use, so that ``from fmeasure.theory import SURROGATES`` (the

@@ -8,18 +8,20 @@ independence-based FM), the regret as the difference of exact expected F-measure
 
 Contents
 --------
-- Theorem 3.2 (subset 0/1) and Figure 1: :func:`subset_regret_closed_form`,
-  :func:`subset_worst_case_distribution`, :func:`figure1_table`.
-- Theorem 3.1 (Hamming): :func:`hamming_pa_distribution` (the appendix's P_A),
-  :func:`hamming_two_label_distribution` (a simpler distribution with a larger regret),
-  :func:`hamming_table`.
-- Theorem 3.3 (Jaccard): :func:`jaccard_maximizer`, :func:`jaccard_check`.
-- Theorem 4.2 / Corollary 4.3 (independence): :func:`independence_delta`,
-  :func:`independence_q_range`, :func:`independence_families`, :func:`independence_table`.
-- Theorem 4.5 (thresholding): :func:`threshold_family`, :func:`threshold_table`.
-- The worked examples of Section 4: :func:`worked_examples`, :func:`examples_table`.
+- Theorem 3.2 (subset 0/1) and Figure 1: :func:`.subset_regret_closed_form`,
+  :func:`.subset_worst_case_distribution`, ``figure1_table``.
+- Theorem 3.1 (Hamming): :func:`.hamming_pa_distribution` (the appendix's P_A),
+  :func:`.hamming_two_label_distribution` (a simpler distribution with a larger regret),
+  ``hamming_table``.
+- Theorem 3.3 (Jaccard): :func:`.jaccard_maximizer`, :func:`.jaccard_check`.
+- Theorem 4.2 / Corollary 4.3 (independence): :func:`.independence_delta`,
+  :func:`.independence_q_range`, :func:`.independence_families`, ``independence_table``.
+- Theorem 4.5 (thresholding): :func:`.threshold_family`, ``threshold_table``.
+- The worked examples of Section 4: :func:`.worked_examples`, ``examples_table``.
 
-The exact worst-case regrets by linear programming live in :mod:`fmeasure.theory.lp`.
+The ``*_table`` functions, which tabulate these for the pipeline, are in
+``fmeasure.experiments.theory``. The exact worst-case regrets by linear programming live in
+:mod:`fmeasure.theory.lp`.
 """
 
 from __future__ import annotations

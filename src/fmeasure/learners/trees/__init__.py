@@ -6,7 +6,7 @@ A binary tree whose splits maximise ::
 
 the best mean instance-wise F-measure reachable on a node's training label vectors, i.e. the
 value of the General F-measure Maximizer (GFM) on the node's empirical distribution. Leaves
-predict that maximiser. :class:`BaggedFMeasureTrees` fits B such trees on bootstrap samples and
+predict that maximiser. :class:`.BaggedFMeasureTrees` fits B such trees on bootstrap samples and
 predicts by GFM either over the pooled training label vectors of the leaves a query reaches
 (``"pooled"``) or over the B trees' predictions (``"vote"``).
 
@@ -15,7 +15,7 @@ The package is organised like scikit-learn's ``sklearn.tree``:
 * :mod:`.counts`: the per-example count vectors whose sums give P and P(y = 0), and GFM on them;
 * :mod:`.binning`: candidate thresholds per attribute and the attributes coded by bin;
 * :mod:`.splitter`: the split search of one node (histograms, cumulative counts, bounds);
-* :mod:`.estimators`: :class:`FMeasureTree`, :class:`BaggedFMeasureTrees` and
+* :mod:`.estimators`: :class:`.FMeasureTree`, :class:`.BaggedFMeasureTrees` and
   :func:`pooled_leaf_gfm`.
 """
 

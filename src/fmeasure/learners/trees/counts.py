@@ -1,11 +1,11 @@
 """Count vectors of the F-measure trees: what a node needs to know about its label vectors.
 
 GFM needs only P (``P[i, s-1] = P(y_i = 1, s_y = s)``) and P(y = 0) (paper Section 5). Every
-training example contributes a fixed count vector (:func:`label_contributions`): a one at
+training example contributes a fixed count vector (:func:`.label_contributions`): a one at
 (i, s_y) for each of its relevant labels i, a one to the "empty" counter if s_y = 0, and a one to
 the size counter. A group of examples (a node, one side of a candidate split, a pooled leaf
 neighbourhood) is summarised by the sum of its examples' vectors, from which
-:func:`gfm_from_counts` gives the GFM prediction and value and :func:`gfm_values` the value alone
+:func:`.gfm_from_counts` gives the GFM prediction and value and :func:`.gfm_values` the value alone
 (the split search's inner loop).
 """
 
@@ -67,7 +67,7 @@ def label_contributions(Y, smax=None):
 
 
 def gfm_from_counts(C, m, smax):
-    """GFM predictions and values from count vectors (sums of :func:`label_contributions` rows).
+    """GFM predictions and values from count vectors (sums of :func:`.label_contributions` rows).
 
     Batched over the rows of ``C`` (e.g. every node of a tree, or every query's pooled leaves)
     in blocks of bounded memory.
@@ -111,7 +111,7 @@ def gfm_values(C, m, smax, columns=None):
 
     The split search's inner loop: the same value as :func:`gfm_from_counts` (which returns the
     maximiser too), computed on the labels and counts that occur, without input validation
-    (counts are exact), by a compiled kernel (:func:`fmeasure.inference._kernels.gfm_count_values`).
+    (counts are exact), by a compiled kernel (``fmeasure.inference._kernels.gfm_count_values``).
     ``E_k`` is the sum of the k largest entries of column k of Delta; sizes are evaluated in order
     of their upper bound until no bound reaches the best value, so the cost per group is
     O(r S + c r (S + log r)) for r occurring labels, counts up to S and c evaluated sizes (at most
@@ -165,7 +165,7 @@ def split_values(L, rows, total, smax, columns):
     """Best mean F of the left and right parts of candidate splits, from one node's left counts.
 
     The same numbers as ``gfm_values(L[rows], ...)`` and ``gfm_values(total - L[rows], ...)``,
-    computed by one compiled pass (:func:`fmeasure.inference._kernels.gfm_split_values`) that
+    computed by one compiled pass (``fmeasure.inference._kernels.gfm_split_values``) that
     reads each candidate's row once and forms neither part as an array.
 
     Parameters

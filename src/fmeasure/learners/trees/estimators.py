@@ -4,7 +4,7 @@
 (:mod:`.splitter`) and whose leaves predict the GFM maximiser of their training label vectors;
 :class:`BaggedFMeasureTrees` fits B such trees on bootstrap samples in parallel and predicts by GFM
 either over the pooled training label vectors of the leaves a query reaches (``"pooled"``,
-:func:`pooled_leaf_gfm`) or over the B trees' predictions (``"vote"``).
+:func:`.pooled_leaf_gfm`) or over the B trees' predictions (``"vote"``).
 
 Choices where the paper is silent (see ``docs/trees.md``): a node is split only if the best
 Q exceeds F(N) by more than ``min_gain`` (Q >= F(N) always holds, so with the default 0 a split
@@ -419,7 +419,7 @@ def _fit_one(params, X, Y, binned, Z, smax, seed, bootstrap):
 
 
 class BaggedFMeasureTrees(MultiLabelClassifier):
-    """Bagging of :class:`FMeasureTree` with GFM on the ensemble (Section 7.1.2).
+    """Bagging of :class:`.FMeasureTree` with GFM on the ensemble (Section 7.1.2).
 
     Parameters
     ----------

@@ -57,10 +57,10 @@ def node_histogram(binned, Znode, gbin, pos, features):
     ----------
     binned : BinnedData
     Znode : sparse matrix of shape (n_node, w)
-        The node's count vectors (see :func:`~.counts.label_contributions`).
+        The node's count vectors (see :func:`~.label_contributions`).
     gbin, pos : ndarray
         Global bin and node position of every stored entry of the node's rows
-        (:meth:`BinnedData.node_bins`).
+        (:meth:`.BinnedData.node_bins`).
     features : ndarray of bool, shape (d,)
         Attributes to search.
 
@@ -176,7 +176,7 @@ def best_split(binned, Znode, total, gbin, pos, m, smax, min_samples_leaf, featu
     total : ndarray of shape (m * smax + 2,)
         Their sum.
     gbin, pos : ndarray
-        :meth:`BinnedData.node_bins` of the node's rows.
+        :meth:`.BinnedData.node_bins` of the node's rows.
     m, smax, min_samples_leaf : int
     features : ndarray of bool, shape (d,)
         Attributes to search.
