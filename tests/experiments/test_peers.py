@@ -876,3 +876,53 @@ def test_analysis_sentences_from_the_tables(tmp_path):
     assert "Against the public baselines: 1 of 1 cells below the reference" in text
     assert "Friedman chi2 = 20.00" in text and "position 1 of 3" in text
     assert "not ranked: not run on any dataset" in text
+
+
+def test_leaderboard_page_shows_the_snapshot_s_numbers(tmp_path):
+    from fmeasure.experiments.peers import leaderboard
+
+    snap = tmp_path / "leaderboard"
+    assert "No snapshot yet" in leaderboard.page(snap)
+    snap.mkdir()
+    rows = {("fopt_search", "tuned"): [REF, REF], ("boomer", "tuned"): [[99.0, 20.0, 100.0, 49.0]] * 2}
+    rows |= {("mlknn", "tuned"): [[90.0, 10.0, 90.0, 40.0]]}
+    recs, insts = [], []
+    for i in range(3):
+        r, x = _runs(rows, dataset=f"d{i}")
+        recs += r
+        insts.append(x)
+    t = peers.run_table(recs, pd.concat(insts), reference="fopt_search", margin=0.5)
+    t[leaderboard.SNAPSHOT_COLUMNS].round(2).to_csv(snap / "peers.csv", index=False)
+    ranks, _ = peers.run_ranks(t, reference="fopt_search")
+    ranks[leaderboard.RANK_SNAPSHOT].round(4).to_csv(snap / "ranks.csv", index=False)
+    prov = {"commit": "0" * 40, "dirty": False, "protocol": "f" * 16, "reference": "fopt_search", "margin": 0.5}
+    prov |= {"datasets": ["d0", "d1", "d2"], "seeds": [1, 2], "budget": {"cpu_s": 900}, "runs": 15, "timeouts": 0}
+    prov |= {"wall_s": 7200, "cpu_s": 14400, "packages": {"project": {"numpy": "2"}}, "z": 2.0}
+    prov |= {"machine": {"cpu": "x", "cores": 2, "python": "3.11.7"}}
+    (snap / "provenance.json").write_text(json.dumps(prov))
+    text = leaderboard.page(snap)
+    assert "`" + "f" * 16 + "`" in text and "2.0 h, 4.0 h" in text
+    snapshot = pd.read_csv(snap / "peers.csv")
+    for r in snapshot.itertuples():
+        row = next(line for line in text.splitlines() if line.startswith(f"| {r.dataset} |"))
+        sd = f" ± {r.f_sd:.2f}" if np.isfinite(r.f_sd) else ""
+        assert f"{r.f:.2f}{sd}" in row, (r.dataset, r.method, row)
+    head = snapshot[snapshot.family == "peers: F-maximizers"]
+    for r in head.itertuples():
+        assert f"| {r.dataset} | {r.method} | {r.diff_to_reference:+.2f} ± {r.diff_se:.2f} |" in text
+    for r in pd.read_csv(snap / "ranks.csv").dropna(subset=["mean_rank"]).itertuples():
+        assert f"| {r.mean_rank:.2f} |" in text
+    # a rerun on the same protocol compares equal to the printed digit; a changed F is named
+    (tmp_path / "tables").mkdir()
+    t.to_csv(tmp_path / "tables" / "peers.csv", index=False)
+    assert leaderboard.compare(tmp_path, snap) == []
+    t.loc[t.method == "boomer", "f"] += 0.01
+    t.to_csv(tmp_path / "tables" / "peers.csv", index=False)
+    assert len(leaderboard.compare(tmp_path, snap)) == 3
+
+
+def test_the_committed_leaderboard_page_is_the_one_its_snapshot_gives():
+    from fmeasure.experiments.peers import leaderboard
+
+    page = ROOT / "docs" / "peers_leaderboard.md"
+    assert page.read_text() == leaderboard.page(ROOT / "docs" / "leaderboard")
