@@ -926,3 +926,30 @@ def test_the_committed_leaderboard_page_is_the_one_its_snapshot_gives():
 
     page = ROOT / "docs" / "peers_leaderboard.md"
     assert page.read_text() == leaderboard.page(ROOT / "docs" / "leaderboard")
+
+
+def test_a_grid_point_over_its_share_of_the_budget_ends_the_tuning(monkeypatch):
+    """Three grid points under a budget of 100 CPU s: the first costs 10, the second is stopped (it
+    may use half of what is left, 45); the first is refitted, the third never tried."""
+    ds = _toy(constant=False)
+    calls = []
+
+    def fake(python, adapter, peer, tasks, budget=None, **kw):
+        C = tasks[0][3]["C"]
+        calls.append((C, len(tasks), budget.cpu_s))
+        if C == 2.0:
+            budget.used_cpu += budget.cpu_s + 1
+            raise peers.BudgetExceeded("over the CPU budget", budget.used_cpu, 1.0)
+        budget.used_cpu += 10.0
+        out = [{"H": np.zeros((len(x), y.shape[1]), np.int8), "fit_s": 0.0, "predict_s": 0.0} for _, y, x, _ in tasks]
+        return [o | {"cpu_s": 10.0 / len(tasks), "chosen": ""} for o in out]
+
+    monkeypatch.setattr(peers.protocol, "run_adapter", fake)
+    budget = peers.Budget(cpu_s=100.0)
+    rec, _ = peers.run_peer(
+        ds, "sklearn_br", "tuned", grid={"C": [1.0, 2.0, 3.0]}, cv=3, seed=1, python="", adapter="", budget=budget
+    )
+    assert [c[:2] for c in calls] == [(1.0, 3), (2.0, 3), (1.0, 1)]
+    assert calls[0][2] == 50.0 and calls[1][2] == 45.0 and calls[2][2] == 100.0
+    assert rec["status"] == "ran" and json.loads(rec["params"]) == {"C": 1.0} and rec["n_candidates"] == 1
+    assert json.loads(rec["unfinished"]) == [{"C": 2.0}, {"C": 3.0}]

@@ -53,7 +53,7 @@ def test_peers_stage_on_small_data_then_in_the_report(tmp_path):
     assert len(ewf1) == 6 and ewf1.status.str.startswith("not run: peer ewf1: needs Python 3.99").all()
     assert ewf1.f.isna().all() and (ewf1.vs_reference == "not run").all()
     ran = table[table.status == "ran"]
-    assert len(ran) == 3 * 7
+    assert len(ran) == 3 * 8  # the reference, efp, lfp, and mlknn, sklearn_br and fopt_extratrees default
     n_seeds = np.where(ran.method.isin(DETERMINISTIC) | (ran.dataset == LARGE), 1, len(SEEDS))
     assert (ran.n_seeds == n_seeds).all()
     assert not list((tmp_path / "results" / "peers" / DATASETS[0]).glob("mlknn_*_seed2*"))

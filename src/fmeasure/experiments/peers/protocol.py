@@ -419,8 +419,12 @@ def run_peer(
     the number of grid points; for a system that tunes itself (one grid point, a ``best_score_`` in
     what it chose), its own cross-validated F and the number of settings it compared.
 
-    A run over its ``budget`` returns ``status`` "timeout", with the CPU and wall seconds it used
-    and no per-instance scores.
+    Under a ``budget``, the tuning tries the grid points in the grid's order, each with at most half of
+    what is left of the budget (the rest is kept for the later points and the final fit); a point
+    stopped there ends the tuning, the best point finished is refitted, and the points not tried are
+    recorded (``unfinished``; ``n_candidates`` counts the points tried). A run over its budget
+    otherwise (no grid point finished, or the final fit) returns ``status`` "timeout", with the CPU
+    and wall seconds it used and no per-instance scores.
     """
     from sklearn.model_selection import KFold
 
@@ -428,7 +432,7 @@ def run_peer(
         raise ValueError(f"setting: expected 'default' or 'tuned', got {setting!r}")
     fixed = dict(params or {})
     Xtr, Ytr = ds.X_train, np.asarray(ds.Y_train)
-    best, cv_f, tuning_s, tuning_cpu, points = {}, float("nan"), 0.0, 0.0, [{}]
+    best, cv_f, tuning_s, tuning_cpu, points, unfinished = {}, float("nan"), 0.0, 0.0, [{}], []
     run = {"seed": seed, "cv": cv, "threads": threads, "log_to": log_to, "budget": budget}
     base = {"dataset": ds.name, "method": peer, "source": "peer" if is_peer(peer) else "ours", "kind": kind(peer)}
     base |= {"setting": setting, "seed": int(seed)}
@@ -438,19 +442,37 @@ def run_peer(
     try:
         if len(points) > 1:
             folds = list(KFold(n_splits=cv, shuffle=True, random_state=seed).split(np.arange(len(Ytr))))
-            tasks = [(Xtr[a], Ytr[a], Xtr[b], {**fixed, **p}) for p in points for a, b in folds]
             log.info("%s on %s: tuning %d grid points x %d folds", peer, ds.name, len(points), cv)
             t0 = time.perf_counter()
-            res = run_adapter(python, adapter, peer, tasks, **run)
-            tuning_s = time.perf_counter() - t0
-            tuning_cpu = float(sum(r["cpu_s"] for r in res))
-            scores = []
-            for i, _ in enumerate(points):
-                fs = [_f(Ytr[b], res[i * cv + k]["H"]) for k, (_, b) in enumerate(folds)]
+            scores, tried = [], []
+            for p in points:
+                tasks = [(Xtr[a], Ytr[a], Xtr[b], {**fixed, **p}) for a, b in folds]
+                # under a budget, a grid point may use half of what is left: the rest is kept for the
+                # later points and the final fit; a point stopped there ends the tuning (the grid
+                # lists its cheap settings first), and the best point finished is refitted
+                part = None if budget is None or budget.cpu_s is None else Budget(budget.left() / 2, budget.wall_factor)
+                try:
+                    res = run_adapter(python, adapter, peer, tasks, **{**run, "budget": part or budget})
+                except BudgetExceeded:
+                    if part is None or not tried:
+                        raise
+                    unfinished.append(p)
+                    break
+                finally:
+                    if part is not None:
+                        budget.used_cpu += part.used_cpu
+                        budget.used_wall += part.used_wall
+                tuning_cpu += float(sum(r["cpu_s"] for r in res))
+                fs = [_f(Ytr[b], r["H"]) for r, (_, b) in zip(res, folds)]
                 scores.append(100.0 * float(np.concatenate(fs).mean()))
+                tried.append(p)
+            tuning_s = time.perf_counter() - t0
+            unfinished += points[len(tried) + len(unfinished) :]
             i_best = int(np.argmax(scores))  # first maximum: the earliest grid point on ties
-            best, cv_f = points[i_best], scores[i_best]
+            best, cv_f = tried[i_best], scores[i_best]
             log.info("%s on %s: chose %s (cross-validated F %.2f)", peer, ds.name, best, cv_f)
+            if unfinished:
+                log.warning("%s on %s: grid points not tried within the budget: %s", peer, ds.name, unfinished)
         else:
             best = points[0]
         stage = "the final fit"
@@ -458,10 +480,11 @@ def run_peer(
     except BudgetExceeded as exc:
         log.warning("%s on %s, seed %s: timeout during %s (%s)", peer, ds.name, seed, stage, exc)
         record = base | {"status": "timeout", "reason": f"timeout during {stage}: {exc}"}
-        record |= {"cpu_s": exc.cpu_s, "wall_s": exc.wall_s, "params": json.dumps(best, sort_keys=True), "chosen": ""}
+        used = (budget.used_cpu, budget.used_wall) if budget is not None else (exc.cpu_s, exc.wall_s)
+        record |= {"cpu_s": used[0], "wall_s": used[1], "params": json.dumps(best, sort_keys=True), "chosen": ""}
         return record, pd.DataFrame(columns=INSTANCE_COLUMNS)
     f = 100.0 * _f(ds.Y_test, final["H"])
-    n_candidates = len(points)
+    n_candidates = len(points) - len(unfinished)
     if len(points) == 1 and final["chosen"]:  # a system that tunes itself: its own CV score and count
         own = json.loads(final["chosen"])
         cv_f = 100.0 * float(own["best_score_"]) if "best_score_" in own else cv_f
@@ -478,6 +501,7 @@ def run_peer(
         "cv_f": cv_f,
         "n_candidates": n_candidates,
         "mean_set_size": float(final["H"].sum(axis=1).mean()),
+        "unfinished": json.dumps(unfinished, sort_keys=True) if unfinished else "",
     }
     if budget is not None:
         record["wall_s"] = budget.used_wall

@@ -297,6 +297,10 @@ def run_table(records, instances: pd.DataFrame, *, reference: str, margin: float
             scores[key] = (seeds, w[seeds].to_numpy(float))
             chosen = _joined(zip(r.seed, r.chosen))
             cuts = list(dict.fromkeys(c for c in (search_cuts(x) for x in r.chosen) if c))
+            if "unfinished" in r:
+                left = [f"seed {sd}: {u}" for sd, u in zip(r.seed, r.unfinished) if isinstance(u, str) and u]
+                if left:
+                    cuts.append("grid points not tried within the budget: " + "; ".join(left))
             meta[key] = info | {
                 "status": "ran",
                 "n_seeds": len(seeds),

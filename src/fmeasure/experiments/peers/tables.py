@@ -24,7 +24,7 @@ def cuts_sentence(table: pd.DataFrame) -> str:
     if t.empty:
         return ""
     parts = [f"{d} ({m}): {c}" for d, m, c in zip(t.dataset, t.method, t.search_cuts)]
-    return "What the search's size rules cut, on the training set alone: " + "; ".join(parts) + "."
+    return "What the size rules of a search, or the budget, cut (on the training set alone): " + "; ".join(parts) + "."
 
 
 def _timeouts_sentence(table: pd.DataFrame) -> str:
