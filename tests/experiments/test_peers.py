@@ -271,7 +271,7 @@ def test_run_peer_cpu_is_the_sum_over_the_tuning_and_the_final_fit(monkeypatch):
             out[-1] |= {"cpu_s": 1.5 if params.get("C") == 1.0 else 0.25, "chosen": ""}
         return out
 
-    monkeypatch.setattr(peers, "run_adapter", fake)
+    monkeypatch.setattr(peers.protocol, "run_adapter", fake)
     rec, _ = peers.run_peer(ds, "sklearn_br", "tuned", grid={"C": [0.1, 1.0]}, cv=3, seed=1, python="", adapter="")
     # 3 folds at C = 0.1 and 3 at C = 1 (1.5 s each), then the final fit at the chosen C = 0.1
     assert len(seen) == 7 and json.loads(rec["params"]) == {"C": 0.1}
@@ -354,21 +354,24 @@ def test_adapter_gives_every_system_the_same_seed_cap_and_folds(adapter, monkeyp
     assert adapter.chosen(boomer) == ""
 
 
-def _runs(rows, seeds=(1, 2)):
-    """Records and instances of runs on dataset d: rows is {(method, setting): [F per instance, per seed]}."""
+def _runs(rows, seeds=(1, 2), dataset="d"):
+    """Records and instances of runs on ``dataset``: rows is {(method, setting): [F per instance, per seed]}."""
     records, frames = [], []
     for (method, setting), per_seed in rows.items():
         for seed, f in zip(seeds, per_seed):
-            rec = {"dataset": "d", "method": method, "setting": setting, "seed": seed}
+            rec = {"dataset": dataset, "method": method, "setting": setting, "seed": seed}
             if f is None:
                 records.append(rec | {"status": "not run", "reason": "peer ewf1: needs Python 3.11"})
                 continue
+            if f == "timeout":
+                records.append(rec | {"status": "timeout", "reason": "timeout during the tuning", "cpu_s": 900.0})
+                continue
             rec |= {"status": "ran", "f": float(np.mean(f)), "fit_s": 1.0, "predict_s": 0.5, "tuning_s": 0.0}
-            records.append(rec | {"mean_set_size": 2.0, "params": '{"C": 1.0}', "chosen": ""})
+            records.append(rec | {"mean_set_size": 2.0, "params": '{"C": 1.0}', "chosen": "", "cpu_s": 3.0})
             frames.append(
                 pd.DataFrame(
                     {
-                        "dataset": "d",
+                        "dataset": dataset,
                         "method": method,
                         "setting": setting,
                         "seed": seed,
@@ -380,39 +383,136 @@ def _runs(rows, seeds=(1, 2)):
     return records, pd.concat(frames, ignore_index=True)
 
 
+def test_seed_se_and_paired_difference_by_hand():
+    """The standard error over instances and seeds on a case small enough to do by hand.
+
+    D[i, s] (4 instances, 2 seeds) = [[1, 3], [0, 2], [2, 4], [1, 3]]: the seed-averaged differences
+    are [2, 1, 3, 2] (mean 2, variance 2/3 with ddof 1, over n = 4: 1/6); the per-seed means are
+    [1, 3] (variance 2, over S = 2: 1). SE = sqrt(1/6 + 1) = sqrt(7/6).
+    """
+    R = np.array([[50.0, 50.0], [50.0, 50.0], [50.0, 50.0], [50.0, 50.0]])
+    S = R + np.array([[1.0, 3.0], [0.0, 2.0], [2.0, 4.0], [1.0, 3.0]])
+    d, se, parts = peers.paired_difference(S, R)
+    assert d == 2.0 and se == pytest.approx(math.sqrt(7 / 6))
+    assert parts["instances"] == pytest.approx(1 / 6) and parts["seeds"] == pytest.approx(1.0)
+    assert peers.seed_se(S) == pytest.approx(math.sqrt(7 / 6))  # the reference is constant here
+    # the instances' term alone is what the bootstrap of the seed-averaged differences estimated
+    # (up to ddof): the seeds add their own spread, 1 of the 7/6
+    # a deterministic row (one seed) against the reference's two: its column repeats over the seeds
+    d1, se1, parts1 = peers.paired_difference(S[:, :1], S)
+    D = S[:, :1] - S  # [[0, -2], [0, -2], [0, -2], [0, -2]]: seed means [0, -2], instance means all -1
+    assert d1 == -1.0 and parts1["instances"] == 0.0 and se1 == pytest.approx(math.sqrt(np.var([0, -2], ddof=1) / 2))
+    assert D.mean() == d1
+    with pytest.raises(ValueError, match="2 seeds against 3"):
+        peers.paired_difference(np.zeros((4, 2)), np.zeros((4, 3)))
+
+
+def test_noninferiority_by_hand():
+    from scipy.stats import norm
+
+    # the row 1 point below the reference, SE 0.5, margin 0.5: z = (0.5 + 1) / 0.5 = 3
+    assert peers.noninferiority_pvalue(-1.0, 0.5, 0.5) == pytest.approx(norm.sf(3.0))
+    # a row 0.4 above, SE 0.1: z = (0.5 - 0.4) / 0.1 = 1, not shown at 0.0228
+    assert peers.noninferiority_pvalue(0.4, 0.1, 0.5) == pytest.approx(norm.sf(1.0))
+    assert peers.iman_davenport(6.0, 10, 3)[0] == pytest.approx(9 * 6 / (20 - 6))
+
+
 REF = [100.0, 20.0, 100.0, 50.0]
 ROWS = {
     ("fopt_extratrees", "tuned"): [REF, REF],
-    ("boomer", "default"): [[100.0, 100.0, 0.0, 50.0], [100.0, 100.0, 100.0, 50.0]],
-    ("mlknn", "default"): [[90.0, 10.0, 90.0, 40.0]] * 2,  # 10 points below the reference everywhere
+    ("boomer", "tuned"): [[100.0, 100.0, 0.0, 50.0], [100.0, 100.0, 100.0, 50.0]],
+    ("mlknn", "tuned"): [[90.0, 10.0, 90.0, 40.0]] * 2,  # 10 points below the reference everywhere
     ("efp", "tuned"): [[100.0, 20.0, 100.0, 40.0]] * 2,
-    ("ewf1", "default"): [None, None],
+    ("ewf1", "tuned"): [None, None],
+    ("sklearn_br", "default"): [[100.0, 20.0, 100.0, 51.0]] * 2,
 }
 
 
 def test_table_by_hand():
     records, inst = _runs(ROWS)
-    t = peers.run_table(records, inst, reference="fopt_extratrees", n_boot=4000).set_index("method")
-    assert list(peers.run_table(records, inst, reference="fopt_extratrees", n_boot=10).columns) == peers.TABLE_COLUMNS
+    t = peers.run_table(records, inst, reference="fopt_extratrees", margin=0.5)
+    assert list(t.columns) == peers.TABLE_COLUMNS
+    t = t.set_index("method")
     ref = t.loc["fopt_extratrees"]
     assert ref.reference and ref.f == 67.5 and ref.f_sd == 0.0 and ref.diff_to_reference == 0.0 and ref.diff_se == 0.0
-    assert ref.vs_reference == "reference" and ref.n_seeds == 2
-    # boomer: seeds' F 62.5 and 87.5; seed-averaged per instance [100, 100, 50, 50]
+    assert ref.vs_reference == "reference" and ref.n_seeds == 2 and ref.family == "reference"
+    # boomer: seeds' F 62.5 and 87.5; D = [[0, 0], [80, 80], [-100, 0], [0, 0]]: instance means [0, 80, -50, 0]
+    # (mean 7.5), seed means [-5, 20]
     b = t.loc["boomer"]
-    assert b.f == 75.0 and b.f_sd == pytest.approx(np.std([62.5, 87.5], ddof=1))
-    assert b.se == pytest.approx(np.std([100, 100, 50, 50], ddof=1) / 2) and b.diff_to_reference == 7.5
-    # the paired bootstrap SE of a mean difference is close to its plug-in SE, sd(d) / sqrt(n) (ddof 0)
-    for m, d in (("boomer", [0, 80, -50, 0]), ("efp", [0, 0, 0, -10])):
-        assert t.loc[m, "diff_se"] == pytest.approx(np.std(d) / 2, rel=0.1), m
-    # a constant difference has SE 0: clearly worse; the others are ties after Holm
-    assert t.loc["mlknn", "diff_to_reference"] == -10.0 and t.loc["mlknn", "diff_se"] == 0.0
-    p = [math.erfc(abs(t.loc[m, "diff_to_reference"]) / t.loc[m, "diff_se"] / math.sqrt(2)) for m in ("boomer", "efp")]
-    assert t.loc[["boomer", "efp"], "p_holm"].tolist() == pytest.approx(_holm3(p[0], p[1], 0.0)[:2])
-    assert t.loc["mlknn", "p_holm"] == 0.0
-    assert t.loc[["boomer", "mlknn", "efp"], "vs_reference"].tolist() == ["tie", "worse", "tie"]
+    assert b.f == 75.0 and b.f_sd == pytest.approx(np.std([62.5, 87.5], ddof=1)) and b.diff_to_reference == 7.5
+    se2 = np.var([0, 80, -50, 0], ddof=1) / 4 + np.var([-5, 20], ddof=1) / 2
+    assert b.diff_se == pytest.approx(math.sqrt(se2))
+    assert b.se_seeds == pytest.approx(math.sqrt(np.var([-5, 20], ddof=1) / 2))
+    # the families: boomer alone among the F-maximizers, mlknn among the baselines, efp ours, the
+    # default-setting row alone in its own: each Holm family of one is its own p-value
+    assert t.loc[["boomer", "mlknn", "efp", "sklearn_br"], "family"].tolist() == [
+        "peers: F-maximizers",
+        "peers: baselines",
+        "ours",
+        "default settings",
+    ]
+    p_b = math.erfc(7.5 / b.diff_se / math.sqrt(2))
+    assert b.p_holm == pytest.approx(p_b) and b.vs_reference == "tie"
+    from scipy.stats import norm
+
+    assert b.p_ni_holm == pytest.approx(norm.sf((0.5 - 7.5) / b.diff_se)) and b.noninferior is False
+    # mlknn 10 below everywhere: SE 0, clearly worse, and the reference at least as good
+    k = t.loc["mlknn"]
+    assert k.diff_to_reference == -10.0 and k.diff_se == 0.0 and k.vs_reference == "worse" and k.noninferior is True
+    # efp: D = [0, 0, 0, -10] on both seeds: SE sqrt(25 / 4) = 2.5; z_ni = (0.5 + 2.5) / 2.5
+    e = t.loc["efp"]
+    assert e.diff_se == pytest.approx(2.5) and e.p_ni_holm == pytest.approx(norm.sf(3.0 / 2.5))
+    assert e.noninferior is False
     assert t.loc["ewf1", "status"] == "not run: peer ewf1: needs Python 3.11" and np.isnan(t.loc["ewf1", "f"])
-    assert t.loc["ewf1", "vs_reference"] == "not run"
-    assert t.loc["boomer", "source"] == "peer" and t.loc["efp", "source"] == "ours"
+    assert t.loc["boomer", "kind"] == "f-maximizer" and t.loc["mlknn", "kind"] == "baseline"
+
+
+def test_holm_is_within_each_family_only():
+    rows = {
+        ("fopt_search", "tuned"): [[50.0] * 6] * 2,
+        ("boomer", "tuned"): [[40.0, 45.0, 45.0, 50.0, 40.0, 40.0]] * 2,
+        ("ewf1", "tuned"): [[45.0, 50.0, 40.0, 50.0, 45.0, 50.0]],
+        ("efp", "tuned"): [[45.0, 50.0, 40.0, 50.0, 45.0, 50.0]],
+        ("lfp", "tuned"): [[49.0, 50.0, 50.0, 50.0, 50.0, 50.0]],
+    }
+    records, inst = _runs(rows)
+    t = peers.run_table(records, inst, reference="fopt_search", margin=0.5).set_index("method")
+    from fmeasure.experiments.comparisons import holm, z_pvalue
+
+    p = [z_pvalue(t.loc[m, "diff_to_reference"], t.loc[m, "diff_se"]) for m in ("boomer", "ewf1")]
+    assert t.loc[["boomer", "ewf1"], "p_holm"].tolist() == pytest.approx(holm(p).tolist())
+    # ewf1 and efp have the same scores; their families differ in size, so do their corrections
+    q = [z_pvalue(t.loc[m, "diff_to_reference"], t.loc[m, "diff_se"]) for m in ("efp", "lfp")]
+    assert t.loc[["efp", "lfp"], "p_holm"].tolist() == pytest.approx(holm(q).tolist())
+
+
+def test_a_timeout_is_outside_the_tests_and_ranks_last():
+    rows = {
+        ("fopt_search", "tuned"): [[50.0, 60.0]] * 2,
+        ("boomer", "tuned"): ["timeout", "timeout"],
+        ("mlknn", "tuned"): [[10.0, 20.0]],
+        ("sklearn_br", "tuned"): [[20.0, 20.0]],
+    }
+    recs, insts = [], []
+    for i in range(3):
+        r, x = _runs(rows, dataset=f"d{i}")
+        recs += r
+        insts.append(x)
+    t = peers.run_table(recs, pd.concat(insts), reference="fopt_search", margin=0.5)
+    b = t[t.method == "boomer"].iloc[0]
+    assert b.status == "timeout" and b.vs_reference == "timeout" and np.isnan(b.f)
+    ranks, s = peers.run_ranks(t, reference="fopt_search", ranking="peers")
+    r = ranks.set_index("method")
+    assert r.loc["boomer", "mean_rank"] == 4.0 and r.loc["boomer", "n_timeouts"] == 3
+    assert r.loc["fopt_search", "mean_rank"] == 1.0 and s["n_systems"] == 4
+
+
+def test_a_system_missing_from_the_registry_is_an_error():
+    records, inst = _runs({("fopt_search", "tuned"): [REF, REF], ("nosuch", "tuned"): [REF, REF]})
+    with pytest.raises(peers.UnknownSystem, match="'nosuch' is not in fmeasure.experiments.registry.PEER_SYSTEMS"):
+        peers.run_table(records, inst, reference="fopt_search", margin=0.5)
+    with pytest.raises(KeyError):
+        peers.is_peer("nosuch")
 
 
 def test_table_a_deterministic_row_on_one_seed():
@@ -420,43 +520,40 @@ def test_table_a_deterministic_row_on_one_seed():
     # deterministic, on seed 1 alone: 10 points below that average everywhere
     rows = {
         ("fopt_extratrees", "tuned"): [REF, [100.0, 100.0, 100.0, 50.0]],
-        ("mlknn", "default"): [[90.0, 50.0, 90.0, 40.0]],
+        ("mlknn", "tuned"): [[90.0, 50.0, 90.0, 40.0]],
     }
     records, inst = _runs(rows)
-    t = peers.run_table(records, inst, reference="fopt_extratrees", n_boot=200).set_index("method")
+    t = peers.run_table(records, inst, reference="fopt_extratrees", margin=0.5).set_index("method")
     assert t.loc["fopt_extratrees", "f"] == 77.5 and t.loc["fopt_extratrees", "n_seeds"] == 2
     k = t.loc["mlknn"]
     assert k.n_seeds == 1 and k.f == 67.5 and np.isnan(k.f_sd) and k.diff_to_reference == -10.0
-    assert k.diff_se == 0.0 and k.vs_reference == "worse"
-    # a row on other test instances is refused, naming it
+    # D = mlknn - reference per seed: seed 1 [-10, 30, -10, -10], seed 2 [-10, -50, -10, -10]: instance
+    # means all -10 (no spread over instances), seed means [0, -20] (variance 200, over 2 seeds: 100)
+    assert k.diff_se == pytest.approx(10.0)
+    assert k.se_instances == 0.0 and k.se_seeds == pytest.approx(10.0)
     short = inst[~((inst.method == "mlknn") & (inst.instance == 3))]
-    records[-1]["f"] = 0.0
-    with pytest.raises(ValueError, match="mlknn default has 3 test instances, the reference 4"):
-        peers.run_table(records, short, reference="fopt_extratrees", n_boot=10)
+    with pytest.raises(ValueError, match="mlknn tuned has 3 test instances, the reference 4"):
+        peers.run_table(records, short, reference="fopt_extratrees", margin=0.5)
 
 
 def test_system_seeds():
-    cfg = {"seeds": [3, 1, 2], "peers": {"boomer": {"env": "x"}, "ewf1": {"env": "x", "stochastic": False}}}
+    cfg = {"seeds": [3, 1, 2]}
     assert peers.system_seeds(cfg, "boomer") == [3, 1, 2] and peers.system_seeds(cfg, "ewf1") == [3]
-
-
-def _holm3(a, b, c):
-    """Holm's adjusted p-values of three tests, by hand: sorted p times 3, 2, 1, kept monotone."""
-    p = np.array([a, b, c])
-    order = np.argsort(p)
-    adj = np.minimum(1.0, np.maximum.accumulate(p[order] * np.array([3, 2, 1])))
-    out = np.empty(3)
-    out[order] = adj
-    return out.tolist()
+    tuning = peers.dataset_protocol(
+        {"cv": 3, "seeds": [3, 1, 2], "large": {"cells": 100, "cv": 2, "seeds": 2}},
+        {"expected": {"n_train": 20, "m": 5}},
+    )
+    assert tuning == {"name": "large", "cv": 2, "n_seeds": 2, "cells": 100}
+    assert peers.dataset_seeds(cfg, "boomer", tuning) == [3, 1] and peers.dataset_seeds(cfg, "ewf1", tuning) == [3]
 
 
 def test_table_refuses_a_missing_reference_or_seed():
     records, inst = _runs(ROWS)
     with pytest.raises(ValueError, match="the reference 'lfp' has no run"):
-        peers.run_table(records, inst, reference="lfp", n_boot=10)
+        peers.run_table(records, inst, reference="lfp", margin=0.5)
     short = inst[~((inst.method == "efp") & (inst.seed == 2))]
     with pytest.raises(ValueError, match="efp tuned: per-instance scores missing for some seeds"):
-        peers.run_table(records, short, reference="fopt_extratrees", n_boot=10)
+        peers.run_table(records, short, reference="fopt_extratrees", margin=0.5)
 
 
 def _ranks_table(order, n=10, missing=()):
@@ -473,51 +570,64 @@ def _ranks_table(order, n=10, missing=()):
 
 
 def test_ranks_by_hand_and_the_systems_left_out():
-    t = _ranks_table(["boomer", "mlknn", "fopt_extratrees", "efp", "ewf1"], missing=[("efp", "d3")])
-    ranks, s = peers.run_ranks(t, reference="fopt_extratrees")
+    t = _ranks_table(["boomer", "mlknn", "fopt_extratrees", "ewf1"])
+    ranks, s = peers.run_ranks(t, reference="fopt_extratrees", ranking="peers")
     r = ranks.set_index("method")
-    # ranked: boomer 1, mlknn 2, fopt_extratrees 3 on every dataset; efp misses d3, ewf1 never ran
+    # ranked: boomer 1, mlknn 2, fopt_extratrees 3 on every dataset; ewf1 never ran
     assert r.loc[["boomer", "mlknn", "fopt_extratrees"], "mean_rank"].tolist() == [1.0, 2.0, 3.0]
-    assert r.loc["efp", "vs_reference"] == "not ranked: not run on d3"
     assert r.loc["ewf1", "vs_reference"] == "not ranked: not run on any dataset"
-    # chi2 = 12 N / (k (k + 1)) (1 + 4 + 9 - 12) = 20; z of boomer (3 - 1) / sqrt(12 / 60), of mlknn 1 / sqrt(0.2)
-    assert s["friedman_chi2"] == pytest.approx(20.0) and r.loc["boomer", "reference"] == False  # noqa: E712
+    # chi2 = 12 N / (k (k + 1)) (1 + 4 + 9 - 12) = 20 = N (k - 1): perfect agreement, Iman-Davenport F infinite
+    assert s["friedman_chi2"] == pytest.approx(20.0) and s["iman_davenport_p"] == 0.0
     z_b, z_m = 2 / math.sqrt(0.2), 1 / math.sqrt(0.2)
     p_b, p_m = (math.erfc(z / math.sqrt(2)) for z in (z_b, z_m))
     assert r.loc["boomer", "p_holm"] == pytest.approx(2 * p_b) and r.loc["mlknn", "p_holm"] == pytest.approx(p_m)
     assert r.loc[["boomer", "mlknn"], "vs_reference"].tolist() == ["better", "better"]
-    table = t.assign(source=["peer" if peers.is_peer(m) else "ours" for m in t.method])
-    table = table.assign(diff_to_reference=0.0, diff_se=1.0, vs_reference="tie")
-    rows = {x["claim_id"]: x for x in peers.run_findings(table, ranks, reference="fopt_extratrees")}
+    table = t.assign(family=[peers.family_of(m, "tuned") for m in t.method], diff_to_reference=0.0, diff_se=1.0)
+    table = table.assign(vs_reference="tie", noninferior=False)
+    rows = {x["claim_id"]: x for x in peers.run_findings(table, ranks, reference="fopt_extratrees", margin=0.5)}
+    # the headline counts the public F-maximizers only: boomer (ewf1 did not run)
     assert rows["peers.ranks"]["verdict"] == "contradicted" and rows["peers.ranks"]["margin"] == pytest.approx(-2.0)
     assert rows["peers.ranks"]["se"] == pytest.approx(math.sqrt(0.2))
+    # our routes are ranked apart, with the reference
+    t2 = _ranks_table(["fopt_extratrees", "efp", "lfp", "boomer"])
+    ours, s2 = peers.run_ranks(t2, reference="fopt_extratrees", ranking="ours")
+    assert set(ours.method) == {"fopt_extratrees", "efp", "lfp"} and s2["n_systems"] == 3
     # too few systems: no test, and the finding says why
     ranks, s = peers.run_ranks(_ranks_table(["boomer", "fopt_extratrees"]), reference="fopt_extratrees")
     assert "at least 3 systems" in s["reason"] and ranks.friedman_chi2.isna().all()
 
 
-def test_findings_reference_against_each_peer_by_hand():
-    records, inst = _runs(ROWS)
-    t = peers.run_table(records, inst, reference="fopt_extratrees", n_boot=2000)
+def test_findings_reference_against_each_f_maximizer_by_hand():
+    rows = {
+        ("fopt_extratrees", "tuned"): [REF, REF],
+        ("boomer", "tuned"): [[99.0, 20.0, 100.0, 49.0]] * 2,  # 0.5 below: non-inferiority needs SE < 0.25
+        ("ewf1", "tuned"): [[90.0, 10.0, 90.0, 40.0]],  # 10 below everywhere
+        ("mlknn", "tuned"): [[100.0, 30.0, 100.0, 60.0]] * 2,  # a baseline better: not in the headline
+    }
+    records, inst = _runs(rows)
+    t = peers.run_table(records, inst, reference="fopt_extratrees", margin=0.5)
     ranks, _ = peers.run_ranks(_ranks_table(["fopt_extratrees", "boomer", "mlknn"]), reference="fopt_extratrees")
-    rows = {x["claim_id"]: x for x in peers.run_findings(t, ranks, reference="fopt_extratrees")}
-    ref = rows["peers.reference"]
-    # two peer rows ran: mlknn 10 points below everywhere (SE 0: the reference better), boomer a tie
-    assert ref["verdict"] == "not confirmed" and ref["margin"] == -7.5
-    assert "better in 1 of 2, the peer better in 0, 1 ties; weakest: d vs boomer (default)" in ref["evidence"]
-    # across datasets the reference is first everywhere and both peers are clearly below it
-    assert rows["peers.ranks"]["verdict"] == "confirmed" and rows["peers.ranks"]["margin"] == pytest.approx(1.0)
-    # a peer clearly better on one dataset contradicts the claim
+    found = {x["claim_id"]: x for x in peers.run_findings(t, ranks, reference="fopt_extratrees", margin=0.5)}
+    ref = found["peers.reference"]
+    # boomer: D = [-1, 0, 0, -1] (both seeds): SE sqrt(1/12) = 0.289, z_ni = (0.5 + 0.5) / 0.289 = 3.46
+    assert ref["verdict"] == "confirmed" and ref["margin"] == pytest.approx(0.5)
+    assert ref["se"] == pytest.approx(math.sqrt(np.var([-1, 0, 0, -1], ddof=1) / 4))
+    assert "in 2 of 2 cells" in ref["evidence"] and "weakest: d vs boomer" in ref["evidence"]
+    assert found["peers.ranks"]["verdict"] == "confirmed"
+    # a public F-maximizer clearly better on one dataset contradicts the claim
     worse = t.assign(vs_reference=np.where(t.method == "boomer", "better", t.vs_reference))
-    assert peers.run_findings(worse, ranks, reference="fopt_extratrees")[0]["verdict"] == "contradicted"
+    assert peers.run_findings(worse, ranks, reference="fopt_extratrees", margin=0.5)[0]["verdict"] == "contradicted"
     only_ours = t[t.source == "ours"]
-    assert peers.run_findings(only_ours, ranks, reference="fopt_extratrees")[0]["verdict"].startswith("not run")
+    assert peers.run_findings(only_ours, ranks, reference="fopt_extratrees", margin=0.5)[0]["verdict"].startswith(
+        "not run"
+    )
 
 
 def test_write_run_marks_a_refused_environment_not_run(tmp_path):
     ds = _toy(constant=False)
     env = {"status": "refused", "reason": "peer ewf1: needs Python 3.99 for ewf1.txt"}
     kw = {"grid": {}, "cv": 2, "seed": 1, "adapter": ADAPTER, "log_to": None}
+    stamp = {"hash": "abc", "reference": "fopt_search", "tuning": {"name": "full", "cv": 2, "n_seeds": 1}}
     rec = peers.write_run(
         ds,
         "ewf1",
@@ -525,11 +635,13 @@ def test_write_run_marks_a_refused_environment_not_run(tmp_path):
         python="/nonexistent/python",
         env=env,
         **kw,
+        protocol=stamp,
         record_path=tmp_path / "r.json",
         instances_path=tmp_path / "i.csv.gz",
     )
     assert rec["status"] == "not run" and rec["reason"] == env["reason"]
-    assert json.loads((tmp_path / "r.json").read_text())["status"] == "not run"
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert saved["status"] == "not run" and saved["protocol"] == "abc" and saved["reference"] == "fopt_search"
     assert len(pd.read_csv(tmp_path / "i.csv.gz")) == 0
     # an environment whose Python is not the one it was built for is an error, not a run
     env = {"status": "ok", "python_needs": ["2.7"]}
@@ -546,34 +658,147 @@ def test_write_run_marks_a_refused_environment_not_run(tmp_path):
         )
 
 
+def _protocol_cfg(**over):
+    cfg = {
+        "reference": "fopt_search",
+        "seeds": [1, 2],
+        "cv": 3,
+        "settings": ["tuned"],
+        "run": ["fopt_search", "boomer"],
+        "threads": 1,
+        "budget": {"cpu_s": 900, "wall_factor": 4},
+        "large": {"cells": 400000, "cv": 2, "seeds": 2},
+        "peers": {},
+        "margin": 0.5,
+        "env_dir": "data/envs",
+    }
+    return cfg | over
+
+
+def test_protocol_hash_names_what_decides_a_run_and_nothing_else():
+    h = peers.protocol_hash(peers.protocol_spec(_protocol_cfg(), root=ROOT))
+    assert len(h) == 16 and h == peers.protocol_hash(peers.protocol_spec(_protocol_cfg(), root=ROOT))
+    # the analysis' margin and where the environments live are not the protocol
+    assert h == peers.protocol_hash(peers.protocol_spec(_protocol_cfg(margin=1.0, env_dir="x"), root=ROOT))
+    # the reference, the seeds, the budget, a grid, the run's systems and their pinned requirements are
+    for over in (
+        {"reference": "efp"},
+        {"seeds": [1, 3]},
+        {"budget": {"cpu_s": 600, "wall_factor": 4}},
+        {"peers": {"boomer": {"grid": {"shrinkage": [0.3]}}}},
+        {"run": ["fopt_search"]},
+        {"large": {"cells": None, "cv": 2, "seeds": 2}},
+    ):
+        assert peers.protocol_hash(peers.protocol_spec(_protocol_cfg(**over), root=ROOT)) != h, over
+    spec = peers.protocol_spec(_protocol_cfg(), root=ROOT)
+    assert (
+        spec["systems"]["boomer"]["env_sha256"]
+        == __import__("hashlib").sha256((ROOT / "envs" / "peers" / "boomer.txt").read_bytes()).hexdigest()
+    )
+    assert spec["systems"]["boomer"]["grid"]["loss"] == ["logistic-decomposable", "logistic-non-decomposable"]
+
+
+def test_aggregation_refuses_records_of_another_protocol_in_one_line():
+    recs = [{"dataset": "d", "method": "boomer", "setting": "tuned", "seed": 1, "protocol": "a", "reference": "x"}]
+    peers.check_protocol(recs, protocol="a", reference="x")
+    with pytest.raises(peers.ProtocolMismatch) as err:
+        peers.check_protocol(recs + [recs[0] | {"protocol": "b", "seed": 2}], protocol="a", reference="x")
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith("1 of 2 run records were made under another protocol")
+    assert "d boomer tuned seed 2, has protocol b" in msg
+    with pytest.raises(peers.ProtocolMismatch, match="reference y"):
+        peers.check_protocol([recs[0] | {"reference": "y"}], protocol="a", reference="x")
+
+
+def test_search_cuts_are_in_the_record_and_the_caption(adapter, tmp_path):
+    from fmeasure import FOptimalSearchCV
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    Y = (X[:, :2] + rng.standard_normal((60, 2)) > 0).astype(int)
+    model = FOptimalSearchCV(["knn", "chain", "extra_trees"], cv=2, random_state=0)
+    monkey = model.fit(X, Y)
+    monkey.dropped_ = {"chain": "159 labels > 100"}  # what the size rules say on bibtex
+    chosen = json.loads(adapter.chosen(monkey))
+    assert chosen["dropped_"] == {"chain": "159 labels > 100"} and chosen["leaf_factor"] == 1
+    assert chosen["n_settings"]["extra_trees"] == 2
+    chosen["leaf_factor"] = 4
+    assert peers.search_cuts(json.dumps(chosen)) == "left out chain (159 labels > 100); forests min_samples_leaf x 4"
+    rows = {("fopt_search", "tuned"): [REF, REF], ("boomer", "tuned"): [REF, REF]}
+    records, inst = _runs(rows)
+    for r in records:
+        if r["method"] == "fopt_search":
+            r["chosen"] = json.dumps(chosen)
+    t = peers.run_table(records, inst, reference="fopt_search", margin=0.5)
+    peers.write_table(t, tmp_path / "p.csv", tmp_path / "p.md", reference="fopt_search", margin=0.5)
+    assert (
+        "d (fopt_search): left out chain (159 labels > 100); forests min_samples_leaf x 4"
+        in (tmp_path / "p.md").read_text()
+    )
+
+
+def test_run_peer_over_its_budget_is_a_timeout(tmp_path, monkeypatch):
+    """An adapter that computes until it is stopped: the CPU limit stops it shortly after the budget,
+    and the record says timeout with the CPU it used."""
+    busy = tmp_path / "busy_adapter.py"
+    busy.write_text("import time\nwhile True:\n    pass\n")
+    ds = _toy(constant=False)
+    budget = peers.Budget(cpu_s=1.0, wall_factor=20)
+    t0 = time.perf_counter()
+    rec, inst = peers.run_peer(
+        ds, "sklearn_br", "default", grid={}, cv=2, seed=1, python=sys.executable, adapter=busy, budget=budget
+    )
+    assert rec["status"] == "timeout" and "timeout during the final fit: over the CPU budget" in rec["reason"]
+    assert 0.9 <= rec["cpu_s"] < 8.0 and len(inst) == 0 and time.perf_counter() - t0 < 20
+    # a budget already spent stops the next call before it starts
+    with pytest.raises(peers.BudgetExceeded):
+        peers.run_adapter(sys.executable, busy, "sklearn_br", [(ds.X_train, ds.Y_train, ds.X_test, {})], budget=budget)
+    # the wall-clock cap stops one that sleeps
+    sleepy = tmp_path / "sleepy_adapter.py"
+    sleepy.write_text("import time\ntime.sleep(60)\n")
+    rec, _ = peers.run_peer(
+        ds,
+        "sklearn_br",
+        "default",
+        grid={},
+        cv=2,
+        seed=1,
+        python=sys.executable,
+        adapter=sleepy,
+        budget=peers.Budget(cpu_s=0.5, wall_factor=2),
+    )
+    assert rec["status"] == "timeout" and "wall-clock cap" in rec["reason"]
+
+
 def test_check_config_names_the_key():
     from fmeasure.experiments.config import ConfigError
 
-    cfg = {
-        "reference": "fopt_extratrees",
-        "seeds": [1, 2],
-        "settings": ["default", "tuned"],
-        "peers": {"fopt_extratrees": {"env": "project"}, "ewf1": {"env": "envs/peers/ewf1.txt", "python": ["3.11"]}},
-    }
+    cfg = {"reference": "fopt_extratrees", "seeds": [1, 2], "settings": ["default", "tuned"], "peers": {}}
     peers.check_config(cfg, ["fopt_extratrees", "ewf1"])
     with pytest.raises(ConfigError, match="'peers.reference': 'fopt_extratrees' is not in peers.run"):
         peers.check_config(cfg, ["ewf1"])
     with pytest.raises(ConfigError, match="'peers.reference': 'ewf1' is a peer"):
         peers.check_config(cfg | {"reference": "ewf1"}, ["fopt_extratrees", "ewf1"])
-    with pytest.raises(ConfigError, match="'peers.run': 'boomer' is not defined"):
-        peers.check_config(cfg, ["fopt_extratrees", "boomer"])
-    with pytest.raises(ConfigError, match="'peers.peers.ewf1.python'"):
-        peers.check_config(
-            cfg | {"peers": cfg["peers"] | {"ewf1": {"env": "envs/peers/ewf1.txt"}}}, ["fopt_extratrees", "ewf1"]
-        )
+    with pytest.raises(ConfigError, match="'peers.run': 'nosuch' is not in fmeasure.experiments.registry.PEER_SYSTEMS"):
+        peers.check_config(cfg, ["fopt_extratrees", "nosuch"])
+    with pytest.raises(ConfigError, match="'peers.settings': must include tuned"):
+        peers.check_config(cfg | {"settings": ["default"]}, ["fopt_extratrees"])
     with pytest.raises(ConfigError, match="'peers.seeds': duplicate"):
         peers.check_config(cfg | {"seeds": [1, 1]}, ["fopt_extratrees"])
-    # a system that tunes itself runs once, as tuned
-    cfg["peers"]["fopt_extratrees"]["tunes_itself"] = True
-    assert peers.system_settings(cfg, "fopt_extratrees") == ["tuned"] and peers.system_settings(cfg, "ewf1") == [
-        "default",
-        "tuned",
-    ]
+    # a system that tunes itself runs once, as tuned; the config may change a grid, not what a system is
+    assert peers.system_settings(cfg, "efp") == ["tuned"] and peers.system_settings(cfg, "ewf1") == ["default", "tuned"]
+    spec = peers.system_spec({"peers": {"mlknn": {"grid": {"k": [7]}}}}, "mlknn")
+    assert spec["grid"] == {"k": [7]} and spec["kind"] == "baseline" and spec["env"] == "project"
+
+
+def test_the_adapter_builds_exactly_the_registry_s_systems(adapter):
+    from fmeasure.experiments.registry import PEER_KINDS, PEER_SYSTEMS
+
+    assert list(adapter.BUILDERS) == list(PEER_SYSTEMS)
+    assert {s.kind for s in PEER_SYSTEMS.values()} <= set(PEER_KINDS)
+    # the anchor at its best: BOOMER's grid holds the loss its documentation offers beside GFM
+    assert PEER_SYSTEMS["boomer"].grid["loss"] == ["logistic-decomposable", "logistic-non-decomposable"]
+    assert [m for m, s in PEER_SYSTEMS.items() if s.source == "peer" and s.kind == "f-maximizer"] == ["boomer", "ewf1"]
 
 
 def test_build_env_reuses_refuses_and_fails_cleanly(tmp_path):
@@ -638,7 +863,7 @@ def test_exactness_counts_the_capped_losses_by_brute_force(tmp_path):
 
 def test_analysis_sentences_from_the_tables(tmp_path):
     records, inst = _runs(ROWS)
-    t = peers.run_table(records, inst, reference="fopt_extratrees", n_boot=200)
+    t = peers.run_table(records, inst, reference="fopt_extratrees", margin=0.5)
     t.to_csv(tmp_path / "peers.csv", index=False)
     ranks, _ = peers.run_ranks(
         _ranks_table(["fopt_extratrees", "boomer", "mlknn", "ewf1"]), reference="fopt_extratrees"
@@ -647,7 +872,84 @@ def test_analysis_sentences_from_the_tables(tmp_path):
     lines, dev = peers.analysis(tmp_path)
     text = "\n".join(lines)
     assert dev == [] and "FOptimalClassifier(ExtraTrees)" in text and "1 datasets, 2 seeds" in text
+    assert "the reference at least as good (non-inferiority) in 0 of 1 cells (not shown: boomer on d)" in text
+    assert "Against the public baselines: 1 of 1 cells below the reference" in text
     assert "Friedman chi2 = 20.00" in text and "position 1 of 3" in text
-    assert "2 systems rank significantly below it (boomer, mlknn)" in text
     assert "not ranked: not run on any dataset" in text
-    assert "1 of 4 rows better" not in text and "0 of 3 rows better than the reference, 1 worse, 2 ties" in text
+
+
+def test_leaderboard_page_shows_the_snapshot_s_numbers(tmp_path):
+    from fmeasure.experiments.peers import leaderboard
+
+    snap = tmp_path / "leaderboard"
+    assert "No snapshot yet" in leaderboard.page(snap)
+    snap.mkdir()
+    rows = {("fopt_search", "tuned"): [REF, REF], ("boomer", "tuned"): [[99.0, 20.0, 100.0, 49.0]] * 2}
+    rows |= {("mlknn", "tuned"): [[90.0, 10.0, 90.0, 40.0]]}
+    recs, insts = [], []
+    for i in range(3):
+        r, x = _runs(rows, dataset=f"d{i}")
+        recs += r
+        insts.append(x)
+    t = peers.run_table(recs, pd.concat(insts), reference="fopt_search", margin=0.5)
+    t[leaderboard.SNAPSHOT_COLUMNS].round(2).to_csv(snap / "peers.csv", index=False)
+    ranks, _ = peers.run_ranks(t, reference="fopt_search")
+    ranks[leaderboard.RANK_SNAPSHOT].round(4).to_csv(snap / "ranks.csv", index=False)
+    prov = {"commit": "0" * 40, "dirty": False, "protocol": "f" * 16, "reference": "fopt_search", "margin": 0.5}
+    prov |= {"datasets": ["d0", "d1", "d2"], "seeds": [1, 2], "budget": {"cpu_s": 900}, "runs": 15, "timeouts": 0}
+    prov |= {"wall_s": 7200, "cpu_s": 14400, "packages": {"project": {"numpy": "2"}}, "z": 2.0}
+    prov |= {"machine": {"cpu": "x", "cores": 2, "python": "3.11.7"}}
+    (snap / "provenance.json").write_text(json.dumps(prov))
+    text = leaderboard.page(snap)
+    assert "`" + "f" * 16 + "`" in text and "2.0 h, 4.0 h" in text
+    snapshot = pd.read_csv(snap / "peers.csv")
+    for r in snapshot.itertuples():
+        row = next(line for line in text.splitlines() if line.startswith(f"| {r.dataset} |"))
+        sd = f" ± {r.f_sd:.2f}" if np.isfinite(r.f_sd) else ""
+        assert f"{r.f:.2f}{sd}" in row, (r.dataset, r.method, row)
+    head = snapshot[snapshot.family == "peers: F-maximizers"]
+    for r in head.itertuples():
+        assert f"| {r.dataset} | {r.method} | {r.diff_to_reference:+.2f} ± {r.diff_se:.2f} |" in text
+    for r in pd.read_csv(snap / "ranks.csv").dropna(subset=["mean_rank"]).itertuples():
+        assert f"| {r.mean_rank:.2f} |" in text
+    # a rerun on the same protocol compares equal to the printed digit; a changed F is named
+    (tmp_path / "tables").mkdir()
+    t.to_csv(tmp_path / "tables" / "peers.csv", index=False)
+    assert leaderboard.compare(tmp_path, snap) == []
+    t.loc[t.method == "boomer", "f"] += 0.01
+    t.to_csv(tmp_path / "tables" / "peers.csv", index=False)
+    assert len(leaderboard.compare(tmp_path, snap)) == 3
+
+
+def test_the_committed_leaderboard_page_is_the_one_its_snapshot_gives():
+    from fmeasure.experiments.peers import leaderboard
+
+    page = ROOT / "docs" / "peers_leaderboard.md"
+    assert page.read_text() == leaderboard.page(ROOT / "docs" / "leaderboard")
+
+
+def test_a_grid_point_over_its_share_of_the_budget_ends_the_tuning(monkeypatch):
+    """Three grid points under a budget of 100 CPU s: the first costs 10, the second is stopped (it
+    may use half of what is left, 45); the first is refitted, the third never tried."""
+    ds = _toy(constant=False)
+    calls = []
+
+    def fake(python, adapter, peer, tasks, budget=None, **kw):
+        C = tasks[0][3]["C"]
+        calls.append((C, len(tasks), budget.cpu_s))
+        if C == 2.0:
+            budget.used_cpu += budget.cpu_s + 1
+            raise peers.BudgetExceeded("over the CPU budget", budget.used_cpu, 1.0)
+        budget.used_cpu += 10.0
+        out = [{"H": np.zeros((len(x), y.shape[1]), np.int8), "fit_s": 0.0, "predict_s": 0.0} for _, y, x, _ in tasks]
+        return [o | {"cpu_s": 10.0 / len(tasks), "chosen": ""} for o in out]
+
+    monkeypatch.setattr(peers.protocol, "run_adapter", fake)
+    budget = peers.Budget(cpu_s=100.0)
+    rec, _ = peers.run_peer(
+        ds, "sklearn_br", "tuned", grid={"C": [1.0, 2.0, 3.0]}, cv=3, seed=1, python="", adapter="", budget=budget
+    )
+    assert [c[:2] for c in calls] == [(1.0, 3), (2.0, 3), (1.0, 1)]
+    assert calls[0][2] == 50.0 and calls[1][2] == 45.0 and calls[2][2] == 100.0
+    assert rec["status"] == "ran" and json.loads(rec["params"]) == {"C": 1.0} and rec["n_candidates"] == 1
+    assert json.loads(rec["unfinished"]) == [{"C": 2.0}, {"C": 3.0}]

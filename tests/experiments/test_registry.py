@@ -49,11 +49,12 @@ SCHEMA_NAMES = {
     "ablations.settings.*.methods[]": "ABLATION_METHODS",
     "foptimal.models[]": "FOPTIMAL_MODELS",
     "scaling.learners[]": "SCALING_LEARNERS",
+    "peers.reference": "PEER_SYSTEMS",
+    "peers.run[]": "PEER_SYSTEMS",
 }
 #: Blocks of the config whose names are not the registry's: the catalog (its formats and options are
-#: the dataset reader's) and the peers stage (its systems and settings are checked by
-#: fmeasure.experiments.peers).
-NOT_REGISTRY = ("catalog", "peers")
+#: the dataset reader's).
+NOT_REGISTRY = ("catalog",)
 #: The lists of the registry (name -> names).
 LISTS = {n: getattr(registry, n) for n in registry.__all__ if isinstance(getattr(registry, n), (tuple, dict))}
 
@@ -151,7 +152,8 @@ def test_a_hand_written_list_of_names_in_the_schema_is_found():
     assert _hand_written(schema, LISTS) == [
         "schema.yaml: knn.methods[]: enum ['mm', 'jm', 'fm', 'gfm'] written by hand; write {x-names: INFERENCE_METHODS}",
         "schema.yaml: trees.models[]: enum ['tree', 'bag'] written by hand; it shares names with TREE_MODELS",
-    ]  # knn.ties is an option, peers names its own systems
+        "schema.yaml: peers.run[]: enum ['br'] written by hand; it shares names with FOPTIMAL_MODELS, PEER_SYSTEMS",
+    ]  # knn.ties is an option
 
 
 def _node(schema, path):

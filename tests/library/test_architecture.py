@@ -100,7 +100,8 @@ STAGE_LIKE = (*STAGES, *SEPARATE_TARGETS, "report")
 def test_every_stage_has_its_four_files(stage):
     assert (ROOT / "workflow" / "rules" / f"{stage}.smk").is_file(), stage
     assert list((ROOT / "workflow" / "scripts").glob(f"{stage}_*.py")), stage
-    assert (PKG / "experiments" / f"{stage}.py").is_file(), stage
+    module = PKG / "experiments" / f"{stage}.py"
+    assert module.is_file() or (module.with_suffix("") / "__init__.py").is_file(), stage  # a module or a package
     assert (ROOT / "docs" / f"{stage}.md").is_file(), stage
 
 

@@ -111,7 +111,7 @@ def test_the_fuzzed_keys_cover_the_schema():
         "theory.figure1.eps",
         "catalog.scene.files.train.sha256",
     } <= paths
-    assert {"catalog.mediamill-shape.skew", "peers.peers.mlknn.grid", "voting.members", "scaling.timeout_s"} <= paths
+    assert {"catalog.mediamill-shape.skew", "peers.budget.cpu_s", "voting.members", "scaling.timeout_s"} <= paths
 
 
 # ---- values
@@ -281,7 +281,7 @@ def _is_valid(cfg: dict) -> bool:
     """Valid under the schema, with the cross-references config/README.md states."""
     if not STRICT.is_valid(cfg):
         return False
-    voting, peers = cfg["voting"], cfg["peers"]
+    voting = cfg["voting"]
     settings_valid = all(
         jsonschema.Draft202012Validator(SCHEMA["properties"][s["stage"]]).is_valid(
             _overlay(cfg[s["stage"]], s["overrides"])
@@ -300,7 +300,6 @@ def _is_valid(cfg: dict) -> bool:
     return (
         set(cfg["datasets"]) <= set(cfg["catalog"])
         and len(set(cfg["datasets"])) == len(cfg["datasets"])
-        and set(peers["run"]) <= set(peers["peers"])
         and all(m["fit"] in voting["fits"] for m in voting["members"])
         and len({m["name"] for m in voting["members"]}) == len(voting["members"])
         and settings_valid

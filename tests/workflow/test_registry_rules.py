@@ -26,8 +26,8 @@ from fmeasure.experiments.registry import pattern
 
 RULES = ROOT / "workflow" / "rules"
 PROBE = Path(__file__).with_name("_rule_constraints.py")
-#: The rule files whose names are not the registry's: the peers stage takes its systems from its
-#: own config (peers.run) and its settings are checked by fmeasure.experiments.peers.
+#: The rule files with wildcards of their own beside the registry's: the peers stage's settings
+#: (default, tuned) and variants (its runs, and the check's reruns).
 OWN_NAMES = ("peers.smk",)
 #: (rule, wildcard) -> the registry's list of the names the wildcard stands for.
 NAME_WILDCARDS = {
@@ -37,6 +37,8 @@ NAME_WILDCARDS = {
     ("foptimal_run", "model"): "FOPTIMAL_MODELS",
     ("theory_lp_solve", "surrogate"): "THEORY_SURROGATES",
     ("simulations_run", "data_model"): "SIM_DATA_MODELS",
+    ("peers_run", "peer"): "PEER_SYSTEMS",
+    ("peers_env", "peer"): "PEER_SYSTEMS",
 }
 
 

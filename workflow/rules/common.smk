@@ -321,29 +321,61 @@ def get_scaling_runtime(wildcards, attempt):
 
 
 # ---- peers (public F-maximizers beside ours)
-from fmeasure.experiments.peers import check_config as check_peers_config, system_seeds, system_settings
+from fmeasure.experiments.peers import (check_config as check_peers_config, dataset_protocol as peer_dataset_protocol,
+                                        dataset_seeds as peer_dataset_seeds, protocol_spec as peers_protocol,
+                                        protocol_hash as peers_protocol_hash, system_settings, system_spec)
+from fmeasure.experiments.registry import PEER_SYSTEMS
 
 PEERS_CFG = config["peers"]
-PEERS = PEERS_CFG["run"]  # each defined under peers.peers (checked with the config)
+PEERS = PEERS_CFG["run"]  # systems of fmeasure.experiments.registry.PEER_SYSTEMS (checked with the config)
 exit_on_config_error(check_peers_config, PEERS_CFG, PEERS)
-PEER_PATTERN = "|".join(PEERS) or "no-peer"
+PEER_PATTERN = pattern(PEER_SYSTEMS)
 PEER_ADAPTER = os.path.join(workflow.basedir, "workflow", "scripts", "peers_adapter.py")
 PEER_SEEDS = [int(s) for s in PEERS_CFG["seeds"]]
+# The protocol every run record carries (its hash), so that the tables refuse records of another
+# one; a change of it reruns the runs (the hash is a parameter of peers_run).
+PEERS_PROTOCOL = peers_protocol(PEERS_CFG, root=workflow.basedir)
+PEERS_PROTOCOL_HASH = peers_protocol_hash(PEERS_PROTOCOL)
+# The runs of the stage (results/peers/), and the reruns of the check of the cheaper protocol
+# (results/peers_check/): the datasets of the full protocol under the large datasets' one.
+PEER_VARIANTS = "peers|peers_check"
 
 
 @functools.cache
 def get_peer_datasets():
-    """The peers' datasets (peers.datasets) whose files can be had; checked only when a peers job
-    is asked for, so that other runs never look for them."""
+    """The peers' datasets (peers.datasets). Every one must be had: a dataset whose files cannot be
+    found stops the stage with one line naming it, so that the number of datasets never shrinks
+    unnoticed. Checked only when a peers job is asked for, so that other runs never look for them."""
     available, skipped = exit_on_config_error(select_datasets, config, PEERS_CFG["datasets"], "peers.datasets")
-    for message in skipped:
-        print(f"WARNING: peers stage: skipping {message}", file=sys.stderr)
+    if skipped:
+        print("Error: peers stage: every dataset of peers.datasets is needed; " + "; ".join(skipped), file=sys.stderr)
+        raise SystemExit(1)
     return available
+
+
+def peer_tuning(dataset, variant="peers"):
+    """How the dataset is tuned (the full protocol, or the large datasets'); the check's reruns use
+    the large datasets' protocol on every dataset."""
+    tuning = peer_dataset_protocol(PEERS_CFG, config["catalog"].get(dataset))
+    if variant == "peers_check":
+        large = PEERS_CFG["large"]
+        tuning = {**tuning, "name": "large (check)", "cv": int(large["cv"]), "n_seeds": int(large["seeds"])}
+    return tuning
+
+
+def get_peer_tuning(wildcards):
+    return peer_tuning(wildcards.dataset, getattr(wildcards, "variant", "peers"))
+
+
+def get_peer_check_datasets():
+    """The datasets of the full protocol: the check reruns them under the large datasets' protocol."""
+    return [d for d in get_peer_datasets()
+            if peer_dataset_protocol(PEERS_CFG, config["catalog"].get(d))["name"] == "full"]
 
 
 def get_peer_requirements(wildcards):
     """The pinned requirements file of a peer that has its own environment (relative: to the repository)."""
-    return os.path.join(workflow.basedir, PEERS_CFG["peers"][wildcards.peer]["env"])
+    return os.path.join(workflow.basedir, system_spec(PEERS_CFG, wildcards.peer)["env"])
 
 
 def get_peer_prefix(wildcards):
@@ -352,17 +384,17 @@ def get_peer_prefix(wildcards):
 
 def get_peer_python_versions(wildcards):
     """The Python versions (X.Y) a peer's own environment can be built with."""
-    return [str(v) for v in PEERS_CFG["peers"][wildcards.peer].get("python", [])]
+    return system_spec(PEERS_CFG, wildcards.peer)["python"]
 
 
 def get_peer_env_record(wildcards):
     """The build record of the peer's environment; none for systems in the project's environment."""
-    env = PEERS_CFG["peers"][wildcards.peer]["env"]
+    env = system_spec(PEERS_CFG, wildcards.peer)["env"]
     return [] if env == "project" else [f"results/peers/env/{wildcards.peer}.json"]
 
 
 def get_peer_python(wildcards):
-    env = PEERS_CFG["peers"][wildcards.peer]["env"]
+    env = system_spec(PEERS_CFG, wildcards.peer)["env"]
     if env == "project":
         return sys.executable
     prefix = os.path.abspath(get_peer_prefix(wildcards))
@@ -371,19 +403,36 @@ def get_peer_python(wildcards):
 
 def get_peer_grid(wildcards):
     """The grid of the system's tuned setting."""
-    return PEERS_CFG["peers"][wildcards.peer].get("grid", {})
+    return system_spec(PEERS_CFG, wildcards.peer)["grid"]
 
 
 def get_peer_fixed(wildcards):
     """The keyword arguments the system gets in every setting."""
-    return PEERS_CFG["peers"][wildcards.peer].get("params", {})
+    return system_spec(PEERS_CFG, wildcards.peer)["params"]
+
+
+def _peer_records(variant, datasets):
+    out = []
+    for d in datasets:
+        tuning = peer_tuning(d, variant)
+        out += [f"results/{variant}/{d}/{p}_{s}_seed{seed}.json" for p in PEERS
+                for s in system_settings(PEERS_CFG, p) for seed in peer_dataset_seeds(PEERS_CFG, p, tuning)]
+    return out
 
 
 def get_peer_records(wildcards=None):
     """One run record per (dataset, system, setting, seed)."""
-    return [f"results/peers/{d}/{p}_{s}_seed{seed}.json" for d in get_peer_datasets() for p in PEERS
-            for s in system_settings(PEERS_CFG, p) for seed in system_seeds(PEERS_CFG, p)]
+    return _peer_records("peers", get_peer_datasets())
 
 
 def get_peer_instances(wildcards=None):
     return [r[: -len(".json")] + "_instances.csv.gz" for r in get_peer_records()]
+
+
+def get_peer_check_records(wildcards=None):
+    """The check's reruns: the datasets of the full protocol under the large datasets' one."""
+    return _peer_records("peers_check", get_peer_check_datasets())
+
+
+def get_peer_check_instances(wildcards=None):
+    return [r[: -len(".json")] + "_instances.csv.gz" for r in get_peer_check_records()]

@@ -1,7 +1,8 @@
 # Public F-maximizers beside ours (beyond the paper): each peer's environment is built once
 # (peers_env), one job per (dataset, system, setting, seed) fits and predicts through the system's
-# adapter, and light rules gather the table, the ranks across datasets, the figures and the
-# findings. Its own target: snakemake --cores 2 peers_all
+# adapter under the same budget, and light rules gather the tables, the two rankings across
+# datasets, the figures, the check of the large datasets' cheaper protocol and the findings. Its own
+# target: snakemake --cores 2 peers_all
 
 STAGE_TARGETS["peers"] = [
     "results/tables/peers_by_dataset.csv",
@@ -10,10 +11,16 @@ STAGE_TARGETS["peers"] = [
     "results/figures/peers_cd.pdf",
     "results/tables/peers_ranks.csv",
     "results/tables/peers_ranks.md",
+    "results/tables/peers_ranks_ours.md",
+    "results/figures/peers_cd_ours.png",
     "results/figures/peers.png",
     "results/figures/peers.pdf",
     "results/tables/peers.csv",
     "results/tables/peers.md",
+    "results/tables/peers_ours.csv",
+    "results/tables/peers_ours.md",
+    "results/tables/peers_protocol_check.csv",
+    "results/tables/peers_protocol_check.md",
     "results/findings/peers.csv",
     "results/tables/peers_exactness.csv",
     "results/tables/peers_exactness.md",
@@ -23,6 +30,7 @@ localrules:
     peers_exactness_table,
     peers_table,
     peers_ranks,
+    peers_protocol_check,
     peers_findings,
     peers_all,
 
@@ -52,26 +60,30 @@ rule peers_run:
         data=get_parsed,
         env=get_peer_env_record,
     output:
-        record="results/peers/{dataset}/{peer}_{setting}_seed{seed}.json",
-        instances="results/peers/{dataset}/{peer}_{setting}_seed{seed}_instances.csv.gz",
+        record="results/{variant}/{dataset}/{peer}_{setting}_seed{seed}.json",
+        instances="results/{variant}/{dataset}/{peer}_{setting}_seed{seed}_instances.csv.gz",
     params:
         grid=get_peer_grid,
         fixed=get_peer_fixed,
         python=get_peer_python,
         adapter=PEER_ADAPTER,
-        cv=config["peers"]["cv"],
+        tuning=get_peer_tuning,
+        protocol=PEERS_PROTOCOL_HASH,
+        reference=PEERS_CFG["reference"],
+        budget=PEERS_CFG["budget"],
     wildcard_constraints:
+        variant=PEER_VARIANTS,
         peer=PEER_PATTERN,
         setting="default|tuned",
         seed=r"\d+",
-    threads: config["peers"]["threads"]
+    threads: PEERS_CFG["threads"]
     resources:
-        mem_mb=config["peers"]["mem_mb"],
-        runtime=config["peers"]["runtime_min"],
+        mem_mb=PEERS_CFG["mem_mb"],
+        runtime=PEERS_CFG["runtime_min"],
     log:
-        "logs/peers/{dataset}_{peer}_{setting}_seed{seed}.log",
+        "logs/{variant}/{dataset}_{peer}_{setting}_seed{seed}.log",
     benchmark:
-        "results/benchmarks/peers/{dataset}_{peer}_{setting}_seed{seed}.tsv"
+        "results/benchmarks/{variant}/{dataset}_{peer}_{setting}_seed{seed}.tsv"
     conda:
         ENV
     script:
@@ -85,16 +97,18 @@ rule peers_table:
     output:
         csv=captioned("results/tables/peers.csv", "peers_table.rst", "Peers (beyond the paper)"),
         md="results/tables/peers.md",
+        ours_csv=captioned("results/tables/peers_ours.csv", "peers_ours.rst", "Peers (beyond the paper)"),
+        ours_md="results/tables/peers_ours.md",
         by_dataset_csv=captioned("results/tables/peers_by_dataset.csv", "peers_by_dataset.rst", "Peers (beyond the paper)"),
         by_dataset_md="results/tables/peers_by_dataset.md",
         png=captioned("results/figures/peers.png", "peers_figure.rst", "Peers (beyond the paper)"),
         pdf="results/figures/peers.pdf",
     params:
-        reference=config["peers"]["reference"],
-        seeds=PEER_SEEDS,
+        reference=PEERS_CFG["reference"],
+        protocol=PEERS_PROTOCOL_HASH,
+        margin=PEERS_CFG["margin"],
+        budget=PEERS_CFG["budget"],
         z=config["report"]["z"],
-        n_boot=config["report"]["n_boot"],
-        seed=config["report"]["seed"],
     log:
         "logs/peers/table.log",
     benchmark:
@@ -111,10 +125,12 @@ rule peers_ranks:
     output:
         csv=captioned("results/tables/peers_ranks.csv", "peers_ranks.rst", "Peers (beyond the paper)"),
         md="results/tables/peers_ranks.md",
+        ours_md="results/tables/peers_ranks_ours.md",
         png=captioned("results/figures/peers_cd.png", "peers_cd.rst", "Peers (beyond the paper)"),
         pdf="results/figures/peers_cd.pdf",
+        ours_png=captioned("results/figures/peers_cd_ours.png", "peers_cd_ours.rst", "Peers (beyond the paper)"),
     params:
-        reference=config["peers"]["reference"],
+        reference=PEERS_CFG["reference"],
         z=config["report"]["z"],
     log:
         "logs/peers/ranks.log",
@@ -126,6 +142,29 @@ rule peers_ranks:
         "../scripts/peers_ranks.py"
 
 
+rule peers_protocol_check:
+    input:
+        table="results/tables/peers.csv",
+        records=get_peer_check_records,
+        instances=get_peer_check_instances,
+    output:
+        csv=captioned("results/tables/peers_protocol_check.csv", "peers_protocol_check.rst", "Peers (beyond the paper)"),
+        md="results/tables/peers_protocol_check.md",
+    params:
+        reference=PEERS_CFG["reference"],
+        protocol=PEERS_PROTOCOL_HASH,
+        margin=PEERS_CFG["margin"],
+        z=config["report"]["z"],
+    log:
+        "logs/peers/protocol_check.log",
+    benchmark:
+        "results/benchmarks/peers/protocol_check.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/peers_protocol_check.py"
+
+
 rule peers_findings:
     input:
         table="results/tables/peers.csv",
@@ -133,7 +172,8 @@ rule peers_findings:
     output:
         "results/findings/peers.csv",
     params:
-        reference=config["peers"]["reference"],
+        reference=PEERS_CFG["reference"],
+        margin=PEERS_CFG["margin"],
     log:
         "logs/peers/findings.log",
     benchmark:

@@ -13,11 +13,13 @@ are stopped at the end of each task so that their CPU is counted) and ``chosen{j
 scikit-learn and the peer's package: a peer's own environment has no fmeasure. Routes of ours run
 in the project's environment and import fmeasure.
 
+The systems are :data:`BUILDERS`, the names of ``fmeasure.experiments.registry.PEER_SYSTEMS``.
 Every logistic model gets ``max_iter`` (the cap of fmeasure's own logistic models); every
 stochastic model gets ``seed``; a model that tunes itself gets ``cv`` folds.
 """
 
 import json
+import logging
 import resource
 import sys
 import time
@@ -26,56 +28,106 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def make(peer, params, spec):
-    """The system's estimator with ``params`` over its defaults."""
-    seed, max_iter, threads = int(spec.get("seed", 1)), int(spec.get("max_iter", 1000)), int(spec.get("threads", 1))
-    if peer == "boomer":
-        from mlrl.boosting import Boomer
+def _boomer(params, spec, seed, max_iter, threads):
+    from mlrl.boosting import Boomer
 
-        # training on the job's threads; prediction keeps BOOMER's default (0.12.3's GFM predictor
-        # crashes when told to predict without parallelism)
-        pool = "false" if threads == 1 else f"true{{num_preferred_threads={threads}}}"
-        pools = {"parallel_rule_refinement": pool, "parallel_statistic_update": pool}
-        return Boomer(binary_predictor="gfm", random_state=max(1, seed), **{**pools, **params})
-    if peer == "ewf1":
-        from example_wise_f1_maximizer import ExampleWiseF1Maximizer
-        from sklearn.linear_model import LogisticRegression
+    # training on the job's threads; prediction keeps BOOMER's default (0.12.3's GFM predictor
+    # crashes when told to predict without parallelism)
+    pool = "false" if threads == 1 else f"true{{num_preferred_threads={threads}}}"
+    pools = {"parallel_rule_refinement": pool, "parallel_statistic_update": pool}
+    return Boomer(binary_predictor="gfm", random_state=max(1, seed), **{**pools, **params})
 
-        return ExampleWiseF1Maximizer(LogisticRegression(**{"max_iter": max_iter, **params}))
-    if peer == "mlknn":
-        from skmultilearn.adapt import MLkNN
 
-        return MLkNN(**params)
-    if peer in ("sklearn_br", "sklearn_cc"):
+def _ewf1(params, spec, seed, max_iter, threads):
+    from example_wise_f1_maximizer import ExampleWiseF1Maximizer
+    from sklearn.linear_model import LogisticRegression
+
+    return ExampleWiseF1Maximizer(LogisticRegression(**{"max_iter": max_iter, **params}))
+
+
+def _mlknn(params, spec, seed, max_iter, threads):
+    from skmultilearn.adapt import MLkNN
+
+    return MLkNN(**params)
+
+
+def _sklearn(wrapper):
+    def build(params, spec, seed, max_iter, threads):
         from sklearn.linear_model import LogisticRegression
         from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 
-        wrap = MultiOutputClassifier if peer == "sklearn_br" else ClassifierChain
+        wrap = MultiOutputClassifier if wrapper == "br" else ClassifierChain
         return wrap(LogisticRegression(**{"max_iter": max_iter, **params}))
-    if peer == "fopt_extratrees":
-        from sklearn.ensemble import ExtraTreesClassifier
 
-        from fmeasure import FOptimalClassifier
+    return build
 
-        return FOptimalClassifier(ExtraTreesClassifier(random_state=seed, n_jobs=threads, **params), random_state=seed)
-    if peer == "fopt_search":
-        from fmeasure import FOptimalSearchCV
 
-        return FOptimalSearchCV(cv=int(spec["cv"]), random_state=seed, n_jobs=threads, **params)
-    if peer in ("br", "lfp", "efp"):
+def _fopt_extratrees(params, spec, seed, max_iter, threads):
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    from fmeasure import FOptimalClassifier
+
+    return FOptimalClassifier(ExtraTreesClassifier(random_state=seed, n_jobs=threads, **params), random_state=seed)
+
+
+def _fopt_search(params, spec, seed, max_iter, threads):
+    from fmeasure import FOptimalSearchCV
+
+    return FOptimalSearchCV(cv=int(spec["cv"]), random_state=seed, n_jobs=threads, **params)
+
+
+def _parametric(name):
+    def build(params, spec, seed, max_iter, threads):
         from fmeasure.experiments.parametric import make_learner
 
         cfg = {"cv": int(spec["cv"]), "seed": seed, "standardize": False, "patience": None, **params}
-        return make_learner(peer.upper(), cfg, n_jobs=threads)
-    raise SystemExit(f"peers_adapter: unknown peer {peer!r}")
+        return make_learner(name, cfg, n_jobs=threads)
+
+    return build
+
+
+#: How each system of fmeasure.experiments.registry.PEER_SYSTEMS is built (the same names: a test
+#: holds them equal).
+BUILDERS = {
+    "boomer": _boomer,
+    "ewf1": _ewf1,
+    "mlknn": _mlknn,
+    "sklearn_br": _sklearn("br"),
+    "sklearn_cc": _sklearn("cc"),
+    "fopt_search": _fopt_search,
+    "fopt_extratrees": _fopt_extratrees,
+    "br": _parametric("BR"),
+    "lfp": _parametric("LFP"),
+    "efp": _parametric("EFP"),
+}
+
+
+def make(peer, params, spec):
+    """The system's estimator with ``params`` over its defaults."""
+    seed, max_iter, threads = int(spec.get("seed", 1)), int(spec.get("max_iter", 1000)), int(spec.get("threads", 1))
+    if peer not in BUILDERS:
+        raise SystemExit(f"peers_adapter: unknown peer {peer!r}")
+    return BUILDERS[peer](params, spec, seed, max_iter, threads)
 
 
 def chosen(model):
     """What a model that tunes itself chose (``best_candidate_``, ``best_params_``), its cross-validated
-    score (``best_score_``) and the number of settings it compared (``n_candidates``), as JSON."""
+    score (``best_score_``) and the number of settings it compared (``n_candidates``), as JSON; for a
+    search with size rules, what they cut: the routes left out with the reason (``dropped_``), the
+    settings each route kept (``n_settings``) and the factor its forests' leaf size was raised by
+    (``leaf_factor``, 1 when not raised)."""
     found = {k: getattr(model, k) for k in ("best_candidate_", "best_params_", "best_score_") if hasattr(model, k)}
     if hasattr(model, "cv_results_"):
         found["n_candidates"] = len(model.cv_results_["params"])
+    if isinstance(getattr(model, "dropped_", None), dict):
+        found["dropped_"] = dict(model.dropped_)
+    candidates = getattr(model, "candidates_", None)
+    if isinstance(candidates, dict):
+        grids = {name: grid for name, (_, grid) in candidates.items()}
+        found["n_settings"] = {name: int(np.prod([len(v) for v in g.values()])) for name, g in grids.items()}
+        leaves = [min(g[k]) for g in grids.values() for k in g if k.endswith("min_samples_leaf")]
+        if leaves:
+            found["leaf_factor"] = int(min(leaves))
     return json.dumps(found, sort_keys=True, default=str) if found else ""
 
 
@@ -94,6 +146,9 @@ def stop_workers() -> None:
 
 
 def main(request, out):
+    # the systems' own log lines (FOptimalSearchCV's routes, their scores and what its size rules
+    # left out) go to the caller, which writes them to the job's log
+    logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(name)s: %(message)s", force=True)
     z = np.load(request, allow_pickle=False)
     spec = json.loads(str(z["spec"]))
     result = {}

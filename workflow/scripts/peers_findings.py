@@ -1,4 +1,5 @@
-"""Findings of the peers stage: the declared reference against each peer, per dataset and across datasets."""
+"""Findings of the peers stage: the declared reference against each public F-maximizer, per dataset
+(non-inferiority) and across datasets (ranks)."""
 
 import pandas as pd
 
@@ -10,5 +11,6 @@ rows = run_findings(
     pd.read_csv(snakemake.input.table),  # noqa: F821
     pd.read_csv(snakemake.input.ranks),  # noqa: F821
     reference=snakemake.params.reference,  # noqa: F821
+    margin=snakemake.params.margin,  # noqa: F821
 )
 log.info("%d findings written", len(write_findings(rows, snakemake.output[0])))  # noqa: F821

@@ -359,8 +359,8 @@ def _fill_defaults(config: dict, validator) -> None:
 
 
 def _check_references(config: dict, validator, root: dict) -> None:
-    """Names that must exist elsewhere in the config (datasets in the catalog, peers to run, the
-    voting members' fits), and each ablation setting's overrides read and checked as keys of its
+    """Names that must exist elsewhere in the config (datasets in the catalog, the voting members'
+    fits), and each ablation setting's overrides read and checked as keys of its
     stage's block (in place)."""
     names = config["datasets"]
     unknown = [n for n in names if n not in config["catalog"]]
@@ -370,9 +370,6 @@ def _check_references(config: dict, validator, root: dict) -> None:
         )
     if len(set(names)) != len(names):
         raise ConfigError(f"config key 'datasets': duplicate names in {names}")
-    for peer in config["peers"]["run"]:
-        if peer not in config["peers"]["peers"]:
-            raise ConfigError(f"config key 'peers.run': {peer!r} is not defined under peers.peers")
     fits, members = config["voting"]["fits"], config["voting"]["members"]
     for k, member in enumerate(members):
         if member["fit"] not in fits:

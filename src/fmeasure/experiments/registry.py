@@ -24,6 +24,7 @@ Examples
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from fmeasure.metrics import METHOD_LABELS, SAMPLE_METHODS
 from fmeasure.theory import SURROGATES
@@ -45,6 +46,9 @@ __all__ = [
     "SCALING_LEARNERS",
     "THEORY_SURROGATES",
     "SIM_DATA_MODELS",
+    "PeerSystem",
+    "PEER_SYSTEMS",
+    "PEER_KINDS",
     "pattern",
 ]
 
@@ -119,6 +123,113 @@ THEORY_SURROGATES = SURROGATES
 #: The simulations' data models (``simulations.data_models``; one job per chunk of models each)
 #: -> the paper's figure of each (:data:`fmeasure.label_models.DATA_MODELS` holds the same names).
 SIM_DATA_MODELS = {"independent": "figure2", "chain": "figure3"}
+
+
+# ---- the peers stage's systems
+
+#: What a system of the peers stage is: one that predicts the label set of highest expected F
+#: (an F-maximizer), or a baseline that predicts otherwise (a threshold of 0.5, a per-label maximum a
+#: posteriori). The headline of the stage compares the reference with the public F-maximizers.
+PEER_KINDS = ("f-maximizer", "baseline")
+
+
+@dataclass(frozen=True)
+class PeerSystem:
+    """One system of the peers stage: how the tables name it, what it is, where it runs and how it
+    is tuned. ``source`` is ``peer`` (a public package) or ``ours``; ``env`` is ``project`` (the
+    project's environment) or the pinned requirements file of its own environment, built with one
+    of the Python versions ``python``; ``grid`` is its tuned setting's grid (the tuning budget) and
+    ``params`` the keyword arguments of every setting; ``tunes_itself``: it runs its own
+    cross-validation (one run, as ``tuned``); ``stochastic``: its fit draws random numbers (one run
+    per seed; else the first seed alone)."""
+
+    title: str
+    kind: str
+    source: str
+    env: str = "project"
+    python: tuple = ()
+    grid: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    tunes_itself: bool = False
+    stochastic: bool = True
+
+
+_CS = [1.0e-4, 1.0e-3, 1.0e-2, 1.0e-1, 1.0, 10.0, 100.0, 1000.0]  # the paper's grid of C (Table 5)
+
+#: The systems of the peers stage (``peers.run``, ``peers.reference``, ``peers.peers``): the single
+#: list of them, with their titles, kinds, environments and grids. The stage's adapter builds exactly
+#: these (``workflow/scripts/peers_adapter.py``, ``BUILDERS``); a system missing here is an error.
+PEER_SYSTEMS = {
+    # gradient-boosted multi-label rules predicting with GFM; its loss as its documentation offers
+    # beside GFM (label-wise or not), and the shrinkage; release 0.12.3 exists only for Python 3.11
+    "boomer": PeerSystem(
+        "BOOMER (GFM)",
+        "f-maximizer",
+        "peer",
+        env="envs/peers/boomer.txt",
+        python=("3.11",),
+        grid={"loss": ["logistic-decomposable", "logistic-non-decomposable"], "shrinkage": [0.1, 0.3]},
+    ),
+    # m^2 + 1 logistic models, then GFM capped at the largest training label count
+    "ewf1": PeerSystem(
+        "example-wise-f1-maximizer (LogisticRegression)",
+        "f-maximizer",
+        "peer",
+        env="envs/peers/ewf1.txt",
+        python=("3.11", "3.10", "3.9", "3.8"),
+        grid={"C": [0.1, 1.0, 10.0]},
+        stochastic=False,
+    ),
+    "mlknn": PeerSystem("MLkNN (scikit-multilearn)", "baseline", "peer", grid={"k": [5, 10, 20]}, stochastic=False),
+    "sklearn_br": PeerSystem(
+        "MultiOutputClassifier(LogisticRegression), 0.5",
+        "baseline",
+        "peer",
+        grid={"C": [0.01, 0.1, 1.0, 10.0]},
+        stochastic=False,
+    ),
+    "sklearn_cc": PeerSystem(
+        "ClassifierChain(LogisticRegression), 0.5",
+        "baseline",
+        "peer",
+        grid={"C": [0.01, 0.1, 1.0, 10.0]},
+        stochastic=False,
+    ),
+    "fopt_search": PeerSystem(
+        "FOptimalSearchCV (GFM, candidate chosen by CV)", "f-maximizer", "ours", tunes_itself=True
+    ),
+    "fopt_extratrees": PeerSystem(
+        "FOptimalClassifier(ExtraTrees), GFM",
+        "f-maximizer",
+        "ours",
+        grid={"min_samples_leaf": [1, 3]},
+        params={"n_estimators": 100},
+    ),
+    "br": PeerSystem(
+        "BR (paper): logistic per label, 0.5",
+        "baseline",
+        "ours",
+        params={"Cs": _CS},
+        tunes_itself=True,
+        stochastic=False,
+    ),
+    "lfp": PeerSystem(
+        "LFP (paper): Ye et al.'s F-maximizer on BR",
+        "f-maximizer",
+        "ours",
+        params={"Cs": _CS},
+        tunes_itself=True,
+        stochastic=False,
+    ),
+    "efp": PeerSystem(
+        "EFP (paper): GFM on multinomial P",
+        "f-maximizer",
+        "ours",
+        params={"Cs": _CS},
+        tunes_itself=True,
+        stochastic=False,
+    ),
+}
 
 
 def pattern(names) -> str:
