@@ -760,19 +760,21 @@ def test_compressed_npy_and_npz_are_read_whatever_the_name(tmp_path, capsys, pro
     assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
 
 
-def test_zstd_content(tmp_path, capsys):
+def test_zstd_content(tmp_path):
+    """zstd content is read with the zstandard package (the zstd extra; the test extra installs it)."""
     (tmp_path / "P.csv").write_bytes(_zstd_frame(b"a,b\n0.3,0.8\n"))
-    try:
-        import zstandard  # noqa: F401
-    except ImportError:
-        err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
-        assert err == (
-            f"fmeasure predict: error: {tmp_path / 'P.csv'}: zstd-compressed content: "
-            "reading it needs the zstandard package (pip install zstandard)"
-        )
-        return
     assert run("predict", "--marginals", tmp_path / "P.csv", "-o", tmp_path / "H.csv") == 0
     assert (tmp_path / "H.csv").read_text() == "a,b,expected_f\n0,1,0.72\n"
+
+
+def test_zstd_content_without_zstandard_names_the_extra(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # as if it were not installed
+    (tmp_path / "P.csv").write_bytes(_zstd_frame(b"a,b\n0.3,0.8\n"))
+    err = _bad(tmp_path, capsys, ["predict", "--marginals", tmp_path / "P.csv"], code=2)
+    assert err == (
+        f"fmeasure predict: error: {tmp_path / 'P.csv'}: zstd-compressed content: "
+        "reading it needs the zstandard package: pip install 'fmeasure[zstd]'"
+    )
 
 
 @pytest.mark.parametrize(

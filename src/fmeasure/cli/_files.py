@@ -123,7 +123,7 @@ def open_input(path, zip_is_compression: bool = True) -> Content:
             import zstandard  # noqa: F401
         except ImportError:
             raise UsageError(
-                f"{label}: zstd-compressed content: reading it needs the zstandard package (pip install zstandard)"
+                f"{label}: zstd-compressed content: reading it needs the zstandard package: pip install 'fmeasure[zstd]'"
             ) from None
     if compression != "zip":
         return Content(path, label, compression)
