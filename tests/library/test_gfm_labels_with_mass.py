@@ -108,13 +108,13 @@ def test_blocks_are_as_wide_as_the_labels_with_mass(monkeypatch):
     Y = _zipf_samples(rng, n, S, m)
     k = Y.any(axis=1).sum(axis=1)
     widths = []
-    inner = G._gfm_compact
+    inner = G._solve_blocks
 
-    def spy(A, p0, colS=None):
+    def spy(A, p0, stats=None):
         widths.append(A.shape[1])
-        return inner(A, p0, colS)
+        return inner(A, p0, stats)
 
-    monkeypatch.setattr(G, "_gfm_compact", spy)
+    monkeypatch.setattr(G, "_solve_blocks", spy)
     h, v = gfm_from_samples(Y)
     assert widths and max(widths) == k.max() < m // 20
     hr, vr = gfm_from_sample_rows(Y.reshape(n * S, m), np.arange(n * S).reshape(n, S))

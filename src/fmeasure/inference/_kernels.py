@@ -3,21 +3,29 @@
 :func:`p_stats` reads a batch of P matrices once and returns what validation needs (each
 instance's smallest entry, row sums and column sums). :func:`gfm_p` then solves each instance
 exactly, reading only its active rows (labels with mass) and the counts s up to its largest one
-with mass:
+with mass S:
 
 * the upper bound E_k <= sum_s 2 S_s / (s + k) (S_s the column sums of P) is computed for every
   size k up to the number r of active labels (larger sizes cannot win);
 * the size of largest bound still in reach is evaluated exactly (Delta column k = P W[:, k], its k
   largest entries summed), starting at the expected label count; each evaluated column j bounds
   every other size through E_k <= R[j, k] C_j[k], with C_j[k] the sum of the k largest entries of
-  column j and R the ratio bound of :func:`fmeasure.inference.general._ratio_table`;
+  column j and R[j, k] = (S + j) / (S + k) for k > j, (1 + j) / (1 + k) for k < j (Delta_k / Delta_j
+  of a label is a weighted mean of (s + j) / (s + k) over its counts s in 1..S), and two evaluated
+  columns bound the sizes between them (convexity, :func:`_solve_dense`);
 * evaluation stops when no bound reaches the best value found (less a margin that covers the tie
   tolerance), so every size within the tie tolerance of the optimum has been evaluated and the
   choice (first maximum: the empty prediction, then the smallest size; within a column the lowest
   label index on ties) is the same as evaluating every size.
 
-Time per instance O(m S_i + (c + 1) r S_i + c r log r) for c evaluated sizes, against O(m^2 S)
-for forming all of Delta; memory O(m) besides the input.
+Each evaluated column is sorted by insertion from the previous column's order, which the next
+column mostly keeps (the weights 2 / (s + k) change smoothly with k); the first one starts from a
+counting sort on the entries' binary exponents. Time per instance O(m S_i + c r S_i) plus the
+sorts' swaps for c evaluated sizes, against O(m^2 S) for forming all of Delta; memory O(m S)
+besides the input.
+
+:func:`gfm_count_values` and :func:`gfm_split_values` (the F-trees' split search) run the same
+search on count vectors in compressed form (:func:`_solve`).
 """
 
 from __future__ import annotations
@@ -175,16 +183,214 @@ def _solve(ptr, es, ev, r, S, W, p0, margin, tie, E, U, C, D, order, cs, dense):
 
 
 @njit(cache=True, nogil=True)
-def gfm_p(A, p0, rows, cols, margin, tie, H, V):  # pragma: no cover - compiled
-    """Exact GFM for each P matrix of A (n, m, S) with p0 (n,); fills H (n, m) int8 (zeros on entry)
-    and V (n,). ``rows`` / ``cols`` are the row and column sums from :func:`p_stats`."""
+def _column(PT, r, S, w, D):  # pragma: no cover - compiled
+    """D[t] = sum_s PT[s, t] w[s] for the r labels: one column of Delta from P transposed (S, r).
+
+    Every entry is summed over s = 1..S in order (four counts per pass over D, the same sums), so
+    equal rows of P give bit-equal entries."""
+    for t in range(r):
+        D[t] = 0.0
+    s = 0
+    while s + 3 < S:
+        w0, w1, w2, w3 = w[s], w[s + 1], w[s + 2], w[s + 3]
+        for t in range(r):
+            D[t] = (((D[t] + PT[s, t] * w0) + PT[s + 1, t] * w1) + PT[s + 2, t] * w2) + PT[s + 3, t] * w3
+        s += 4
+    while s < S:
+        ws = w[s]
+        for t in range(r):
+            D[t] += PT[s, t] * ws
+        s += 1
+
+
+@njit(cache=True, nogil=True)
+def _sort_column(D, r, order, X):  # pragma: no cover - compiled
+    """Sort ``order[:r]`` ascending by D and set X[a] = D[order[a]], by insertion from the current
+    order (O(r + swaps): consecutive columns of Delta mostly keep their order); past 32 r swaps (an
+    order far from D's) by a full sort instead."""
+    for a in range(r):
+        X[a] = D[order[a]]
+    moves = 0
+    for a in range(1, r):
+        v = X[a]
+        if X[a - 1] <= v:
+            continue
+        t = order[a]
+        b = a - 1
+        while b >= 0 and X[b] > v:
+            X[b + 1] = X[b]
+            order[b + 1] = order[b]
+            b -= 1
+        X[b + 1] = v
+        order[b + 1] = t
+        moves += a - 1 - b
+        if moves > 32 * r:
+            order[:r] = np.argsort(D[:r])
+            for q in range(r):
+                X[q] = D[order[q]]
+            return
+
+
+#: buckets of :func:`_bucket_order`: 4 per factor of 2 below the largest value, 64 factors of 2
+_BUCKETS = 256
+
+
+@njit(cache=True, nogil=True)
+def _bucket_order(D, r, order, cnt):  # pragma: no cover - compiled
+    """An order of D[:r] (positive entries) ascending up to a factor 2^(1/4): a counting sort on the
+    top bits of the entries (a positive float64's bits grow with its value: the exponent and the
+    two leading bits of the mantissa), O(r + buckets); :func:`_sort_column` then finishes by
+    insertion within the buckets. Entries below 2^-64 times the largest share the first bucket.
+    ``cnt``: work array of _BUCKETS + 1 entries."""
+    bits = D[:r].view(np.int64)
+    top = bits[0] >> 50
+    for t in range(1, r):
+        top = max(top, bits[t] >> 50)
+    for b in range(_BUCKETS + 1):
+        cnt[b] = 0
+    for t in range(r):
+        b = _BUCKETS - 1 - min(top - (bits[t] >> 50), _BUCKETS - 1)
+        cnt[b + 1] += 1
+    for b in range(_BUCKETS):
+        cnt[b + 1] += cnt[b]
+    for t in range(r):
+        b = _BUCKETS - 1 - min(top - (bits[t] >> 50), _BUCKETS - 1)
+        order[cnt[b]] = t
+        cnt[b] += 1
+
+
+@njit(cache=True, nogil=True)
+def _solve_dense(
+    PT, r, S, W, WT, p0, margin, tie, E, U, D, order, X, cs, Cs, slot, cnt, stop=3
+):  # pragma: no cover - compiled
+    """GFM on one P block given transposed, PT (S, r): r labels (each with mass), counts 1..S.
+
+    ``cs`` holds the column sums of PT (the mass of each count). ``order[:r]`` holds on entry an
+    order of the labels close to the ascending order of Delta's columns (by P(y_i = 1)); on return,
+    the ascending order of the last evaluated column. W (m, S'): W[k - 1, s - 1] = 2 / (s + k), WT
+    its transpose. Returns (best size, value, evaluated sizes): the first value within ``tie`` of
+    the maximum (the empty prediction, value ``p0``, first), as if every size were evaluated.
+    ``stop`` 1: return after the first bounds (for timing).
+
+    Search: every size k = 1..r starts with the bound E_k <= sum_s 2 cs_s / (s + k); the size of
+    largest bound still in reach is evaluated (its Delta column by :func:`_column`, sorted by
+    :func:`_sort_column`, C[q] = the sum of its q largest entries), from the expected count, until
+    no bound reaches the best value found less ``margin``. An evaluated column j bounds every size
+    through E_k <= R[j, k] C_j[k] (the ratio bound of the module docstring), and two evaluated
+    columns a < b every size between them through E_k <= l C_a[k] + (1 - l) C_b[k] for
+    k = l a + (1 - l) b: 2 / (s + k) is convex in k, so each label's Delta_k is at most the same
+    combination of its Delta_a and Delta_b. Rows of ``Cs`` (at least one, r + 1 columns) keep the
+    evaluated columns' C for the second bound (``slot[k - 1]`` the row of size k, -1 if none;
+    columns evaluated when every row is taken only give the first). E, U, D, order, X: work arrays
+    of at least r + 1 entries.
+    """
+    mass = 0.0
+    tot = 0.0
+    for s in range(S):
+        mass += cs[s] / (s + 1)
+        tot += cs[s]
+    for k in range(r):
+        U[k] = 0.0
+        E[k] = -np.inf
+        slot[k] = -1
+    for s in range(S):
+        c = cs[s]
+        for k in range(r):
+            U[k] += c * WT[s, k]
+    if stop == 1:
+        return 0, p0, 0
+    nslot = Cs.shape[0]
+    used = 0
+    nev = 0
+    best = p0
+    kb = int(np.rint(tot / mass)) if mass > 0.0 else 1
+    kb = min(max(kb, 1), r)
+    while True:
+        _column(PT, r, S, W[kb - 1], D)
+        if nev == 0:
+            _bucket_order(D, r, order, cnt)
+        _sort_column(D, r, order, X)
+        nev += 1
+        row = used if used < nslot else nslot - 1  # the last row is overwritten when all are used
+        C = Cs[row]
+        C[0] = 0.0
+        for q in range(1, r + 1):
+            C[q] = C[q - 1] + X[r - q]
+        e = C[kb]
+        E[kb - 1] = e
+        best = max(best, e)
+        for k in range(1, kb):  # every size bounded through column kb
+            U[k - 1] = min(U[k - 1], (1.0 + kb) / (1.0 + k) * C[k])
+        U[kb - 1] = min(U[kb - 1], e)
+        for k in range(kb + 1, r + 1):
+            U[k - 1] = min(U[k - 1], (S + kb) / (S + k) * C[k])
+        lo = kb - 1  # the nearest evaluated sizes below and above with a kept C
+        while lo >= 1 and slot[lo - 1] < 0:
+            lo -= 1
+        hi = kb + 1
+        while hi <= r and slot[hi - 1] < 0:
+            hi += 1
+        if lo >= 1:
+            Ca = Cs[slot[lo - 1]]
+            for k in range(lo + 1, kb):
+                lam = (kb - k) / (kb - lo)
+                U[k - 1] = min(U[k - 1], lam * Ca[k] + (1.0 - lam) * C[k])
+        if hi <= r:
+            Cb = Cs[slot[hi - 1]]
+            for k in range(kb + 1, hi):
+                lam = (hi - k) / (hi - kb)
+                U[k - 1] = min(U[k - 1], lam * C[k] + (1.0 - lam) * Cb[k])
+        if used < nslot - 1:
+            slot[kb - 1] = used
+            used += 1
+        nxt = -1
+        un = -np.inf
+        for k in range(r):
+            if E[k] == -np.inf and U[k] > un:
+                un = U[k]
+                nxt = k + 1
+        if nxt < 0 or un < best - margin:
+            break
+        kb = nxt
+    mx = p0
+    for k in range(r):
+        mx = max(mx, E[k])
+    if p0 >= mx - tie:
+        return 0, p0, nev
+    for k in range(1, r + 1):
+        if E[k - 1] >= mx - tie:
+            return k, E[k - 1], nev
+    return 0, p0, nev
+
+
+#: rows of C kept for the interpolation bound of :func:`_solve_dense` (the evaluated columns)
+_KEEP = 64
+
+
+@njit(cache=True, nogil=True)
+def gfm_p(A, p0, rows, cols, margin, tie, H, V, evals, stop=3):  # pragma: no cover - compiled
+    """Exact GFM for each P matrix of A (n, m, S) with p0 (n,); fills H (n, m) int8 (zeros on entry),
+    V (n,) and ``evals`` (n,), the number of Delta columns evaluated. ``rows`` / ``cols`` are the
+    row and column sums from :func:`p_stats`; ``hint`` (n, w) the ascending order of each
+    instance's active rows by their sums, padded in front with indices >= r_i (``np.argsort`` of
+    :func:`active_keys`'s keys). ``stop`` < 3 ends each instance early, for timing the parts:
+    after gathering its P (0), after the bounds of every size (1), after the search (2).
+
+    The chosen labels of the best size k are the k largest entries of Delta's column k, ties to
+    the lowest label index: every entry above the k-th largest value, then the first equal ones.
+    """
     n, m, Smax = A.shape
-    W = _weights(m, Smax)
+    W = np.empty((m, Smax))
+    for k in range(1, m + 1):
+        for s in range(1, Smax + 1):
+            W[k - 1, s - 1] = 2.0 / (s + k)
+    WT = np.ascontiguousarray(W.T)
     idx = np.empty(m, np.int64)
-    ptr = np.empty(m + 1, np.int64)
-    es = np.empty(1, np.int64)  # unused: dense rows
-    ev = np.empty(m * Smax)
-    D, rank, C, U, E, cs = _work(m, Smax)
+    PT = np.empty((Smax, m))
+    D, order, X, U, E, cs = _work(m, Smax)
+    Cs = np.empty((min(m, _KEEP), m + 1))
+    slot = np.empty(m, np.int64)
+    cnt = np.empty(_BUCKETS + 1, np.int64)
     for i in range(n):
         r = 0
         for j in range(m):
@@ -199,18 +405,34 @@ def gfm_p(A, p0, rows, cols, margin, tie, H, V):  # pragma: no cover - compiled
         if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
             V[i] = p0[i]
             continue
-        for t in range(r):  # the active rows, counts 1..S, round-off below zero clamped
-            ptr[t] = t * S
+        for s in range(S):
+            cs[s] = 0.0
+        for t in range(r):  # the active rows, transposed, round-off below zero clamped
+            j = idx[t]
             for s in range(S):
-                ev[t * S + s] = max(A[i, idx[t], s], 0.0)
-        ptr[r] = r * S
-        kbest, value = _solve(ptr, es, ev, r, S, W, p0[i], margin, tie, E, U, C, D, rank, cs, True)
+                v = max(A[i, j, s], 0.0)
+                PT[s, t] = v
+                cs[s] += v
+        if stop == 0:
+            continue
+        kbest, value, evals[i] = _solve_dense(
+            PT, r, S, W, WT, p0[i], margin, tie, E, U, D, order, X, cs, Cs, slot, cnt, stop
+        )
         V[i] = value
-        if kbest > 0:
-            _delta_column(ptr, es, ev, r, W, kbest, D, True)
-            order = np.argsort(-D[:r], kind="mergesort")  # stable: ties to the lowest label index
-            for q in range(kbest):
-                H[i, idx[order[q]]] = 1
+        if kbest > 0 and stop > 2:
+            _column(PT, r, S, W[kbest - 1], D)
+            _sort_column(D, r, order, X)
+            thr = X[r - kbest]  # the kbest-th largest entry
+            need = kbest
+            for t in range(r):
+                if D[t] > thr:
+                    need -= 1
+            for t in range(r):  # those above it, then the first ones equal to it
+                if D[t] > thr:
+                    H[i, idx[t]] = 1
+                elif D[t] == thr and need > 0:
+                    H[i, idx[t]] = 1
+                    need -= 1
 
 
 @njit(cache=True, nogil=True)

@@ -11,20 +11,22 @@ Conventions:
 * Ties: between sizes, the smallest k wins (the empty prediction first); within the k-th column,
   equal Delta values are broken towards the lowest label index.
 
-Speed: :func:`gfm_from_p` runs compiled per-instance kernels (:mod:`fmeasure.inference._kernels`);
-:func:`gfm`, :func:`gfm_from_samples` and :func:`gfm_from_sample_rows` are vectorised over a batch
-of instances (no Python loop over instances). The sample routes build each instance's P over the
-k_i labels that occur in its sample only (in label order, padded to the largest k_i of a chunk of
-instances), so their cost follows the labels with mass, not the number of labels m.
-For Delta, columns k that provably cannot win are skipped: E_k <= min(colsum_k, k * colmax_k),
-compared with max(P(y = 0), E_1). For P, labels whose P-row is zero and counts s above the
-largest one with mass are dropped (r labels, S counts remain), and every instance keeps its own
-set of sizes k: a column of Delta is probed at the expected count and at the size of largest
-bound, each probe bounds every other size (E_k <= sum_s 2 S_s / (s + k) with S_s the column sums
-of P, and E_k <= R[j, k] times the sum of the k largest entries of a probed column j), and only
-the sizes whose bound reaches the best value found are evaluated exactly, in one batched product
-per window of sizes. Time O(n (c + 2) r (S + log r)) for c sizes evaluated per instance (c is
-small when the distribution is peaked, up to r), memory O(n r S) per chunk.
+Speed: GFM from P (:func:`gfm_from_p`, and the sample routes :func:`gfm_from_samples` and
+:func:`gfm_from_sample_rows` once they have built P) runs a compiled search, one instance at a
+time (:func:`._kernels.gfm_p`): labels whose P-row is zero and counts s above the largest one with
+mass are dropped (r labels, S counts remain); every size k starts with the bound
+E_k <= sum_s 2 S_s / (s + k) (S_s the column sums of P); the size of largest bound still in reach
+is evaluated (one column of Delta, r S multiply-adds, sorted by insertion from the previous
+column's order), each evaluated column bounds every other size, and the search stops when no bound
+reaches the best value found. Time O(m S) to read P plus O(c r (S + 1)) for c sizes evaluated per
+instance (c is small when the distribution is peaked, at most r), plus the swaps of the sorts;
+memory O(m S) besides the input. :func:`_reference_blocks` is the plain batched computation
+(Delta for a chunk of instances as one matrix product, every column sorted) that the search is
+tested against. The sample routes build each instance's P over the k_i labels that occur in its
+sample only (in label order, padded to the largest k_i of a chunk of instances), so their cost
+follows the labels with mass, not the number of labels m. For Delta (:func:`gfm`), columns k that
+provably cannot win are skipped: E_k <= min(colsum_k, k * colmax_k), compared with
+max(P(y = 0), E_1).
 """
 
 from __future__ import annotations
@@ -170,133 +172,74 @@ def gfm(delta, p_zero):
     return out(H, V, single)
 
 
-def _delta_rows(AT, kk):
-    """Delta column k for each instance: AT (q, S, r) transposed P blocks, kk (q,) sizes -> (q, r).
-
-    Every entry is summed over s in the same order, so equal rows of P give bit-equal Delta and
-    ties within a column are settled by the label index alone.
-    """
-    S = AT.shape[1]
-    Wsel = 2.0 / (np.arange(1, S + 1, dtype=np.float64)[None, :] + kk[:, None])
-    return np.einsum("nsr,ns->nr", AT, Wsel)
-
-
-def _ratio_table(r, S, rows=None):
-    """R[k-1, k'-1] with Delta_k' <= R Delta_k entrywise for any P with counts in 1..S.
-
-    Delta_k'[i] / Delta_k[i] is a weighted mean of (s + k) / (s + k') over the counts s of label
-    i: at most (S + k) / (S + k') for k' > k and (1 + k) / (1 + k') for k' < k. ``rows``: only the
-    rows for these sizes k (1-based), as an (len(rows), r) array.
-    """
-    k = np.arange(1, r + 1, dtype=np.float64)
-    kc = k[:, None] if rows is None else np.asarray(rows, dtype=np.float64)[:, None]
-    kp = k[None, :]
-    return np.where(kp > kc, (S + kc) / (S + kp), (1 + kc) / (1 + kp))
-
-
-#: probes of Delta columns (at the expected count, then at the largest bound) before the rest
-_PROBES = 2
-#: slack on the pruning test: a size is evaluated if its bound reaches the best value found minus
-#: this (covers the tie tolerance of the final choice and the round-off of the bounds)
+#: slack on the pruning test of the compiled search: a size is evaluated if its bound reaches the
+#: best value found minus this (covers the tie tolerance of the final choice and the round-off of
+#: the bounds)
 _MARGIN = 4 * TIE_TOL
 
 
-def _window_e(AT, E, klo, width, nz, budget=CHUNK_BYTES):
-    """Fill E[i, k-1] exactly for the sizes k in [klo_i + 1, klo_i + width_i] (capped at r).
+def _solve_blocks(A, p0, stats=None):
+    """Exact GFM on validated P blocks by the compiled search (:func:`._kernels.gfm_p`).
 
-    AT (n, S, r) is P transposed. Instances are grouped by window width (powers of two), and each
-    group's Delta columns come from one batched product W[:, window_i]^T @ AT_i, then one sort
-    per column: O(w (r S + r log r)) per instance for a window of w sizes.
+    A (n, r, S) float64, C-contiguous, entries >= 0 up to round-off (clamped), rows labels (zero
+    rows are padding, never chosen), columns counts 1..S; p0 (n,) P(y = 0). ``stats``: A's
+    :func:`._kernels.p_stats` when already computed. Returns h (n, r) int8 and the values (n,).
     """
-    n, S, r = AT.shape
-    Wt = w_matrix(S, r).T  # (r, S): row k-1 is W[:, k-1]
-    lo_w = 1
-    while lo_w <= r:
-        hi_w = 2 * lo_w
-        sel = np.nonzero((width >= lo_w) & (width < hi_w))[0]
-        w = min(hi_w - 1, r)
-        for sl in chunks(len(sel), 8 * (2 * w * r + S * r), budget=budget):
-            ii = sel[sl]
-            k0 = np.minimum(klo[ii], r - w)
-            cols = k0[:, None] + np.arange(w)[None, :]  # (q, w): 0-based sizes
-            Dw = np.matmul(Wt[cols], AT[ii])  # (q, w, r): Delta columns of the window
-            Dw.sort(axis=2)
-            np.cumsum(Dw, axis=2, out=Dw)  # ascending partial sums
-            below = r - 2 - cols  # E_k = total - sum of the r - k smallest
-            tot = Dw[:, :, r - 1]
-            Ew = tot - np.where(
-                below >= 0, np.take_along_axis(Dw, np.maximum(below, 0)[:, :, None], axis=2)[:, :, 0], 0.0
-            )
-            old = E[ii[:, None], cols]
-            E[ii[:, None], cols] = np.where(np.isneginf(old) & (cols < nz[ii, None]), Ew, old)
-        lo_w = hi_w
+    n, r, _ = A.shape
+    lo, rows, cols = p_stats(A) if stats is None else stats
+    H = np.zeros((n, r), dtype=np.int8)
+    V = np.empty(n)
+    evals = np.zeros(n, np.int64)
+    gfm_p(A, np.ascontiguousarray(p0, dtype=np.float64), rows, cols, _MARGIN, TIE_TOL, H, V, evals)
+    if n:
+        log.debug("gfm: %d instances, %d labels, %.2f sizes evaluated per instance", n, r, evals.mean())
+    return H, V
 
 
-def _gfm_compact(A, p0, colS=None):
-    """GFM on compact P blocks: A (n, r, S) = P restricted to r candidate labels and counts 1..S.
+def _reference_blocks(A, p0, budget=8 * 2**20):
+    """Plain batched GFM on validated P blocks A (n, r, S) (as :func:`_solve_blocks`): the reference
+    the compiled search is tested against.
 
-    Rows of A that are zero are padding (never selected: every non-zero row has Delta > 0 in all
-    columns, and for k above the number of non-zero rows E_k is strictly decreasing).
-    Returns h over the r rows (n, r) and the values (n,).
-
-    Only the pairs (instance, k) whose upper bound on E_k reaches the best value found so far are
-    evaluated exactly. Bounds: E_k <= sum_s 2 S_s / (s + k) (S_s = column sum of P: every label
-    of count s taken), and from every evaluated column j with sorted top sums C_j,
-    E_k <= R[j, k] C_j[k] (see :func:`_ratio_table`). The best value starts at P(y = 0), Delta
-    columns are probed at the expected count and then at the size of largest bound, and every
-    size still in reach is evaluated in one batched product per window of sizes.
+    Per chunk of q instances: Delta = P W for all of them as one matrix product ((q r, S) times
+    (S, r)), each column of Delta sorted, the sum of the k largest entries of column k
+    (:func:`_topk_sums`), the first maximum over the sizes with the empty prediction (value p0)
+    first and ties within TIE_TOL to the smaller size, and the k largest entries of column k with
+    ties to the lowest label index. Sizes k whose bound sum_s 2 S_s / (s + k) (S_s: column sums of
+    P) is below max(p0, E_1) for the whole chunk are not sorted (the bound falls with k, so they are
+    the largest sizes). The chosen column is recomputed summing over s in order, so that equal rows
+    of P give equal entries whatever the matrix product's rounding. Memory O(q r^2) per chunk
+    (3 q r^2 doubles <= budget bytes), time O(n r^2 (S + log r)).
     """
     n, r, S = A.shape
+    A = np.maximum(A, 0.0)
+    H = np.zeros((n, r), dtype=np.int8)
+    V = np.asarray(p0, dtype=np.float64).copy()
     if r == 0 or S == 0:
-        return np.zeros((n, r), dtype=np.int8), p0.copy()
-    AT = np.ascontiguousarray(A.transpose(0, 2, 1))  # (n, S, r); a no-op when A is such a view
-    if colS is None:
-        colS = AT.sum(axis=2)  # (n, S)
-    nz = (AT > 0).any(axis=1).sum(axis=1)  # labels with mass; larger sizes cannot win
-    kv = np.arange(1, r + 1)
-    U = colS @ w_matrix(S, r)  # (n, r) upper bounds
-    U[kv[None, :] > nz[:, None]] = -np.inf
-    E = np.full((n, r), -np.inf)  # exact E_k where evaluated
-    lower = p0.copy()
-    svec = np.arange(1, S + 1, dtype=np.float64)
-    mass = (colS / svec).sum(axis=1)
-    mean_s = colS.sum(axis=1) / np.where(mass > 0, mass, 1.0)
-    inst = np.nonzero(nz > 0)[0]
-    kb = np.clip(np.rint(mean_s[inst]).astype(np.int64), 1, nz[inst])
-    for _ in range(_PROBES):
-        if not len(inst):
-            break
-        D = _delta_rows(AT if len(inst) == n else AT[inst], kb.astype(np.float64))
-        D.sort(axis=1)
-        C = np.cumsum(D[:, ::-1], axis=1)  # C[:, j-1] = sum of the j largest
-        q = np.arange(len(inst))
-        e = C[q, kb - 1]
-        E[inst, kb - 1] = e
-        lower[inst] = np.maximum(lower[inst], e)
-        Ui = np.minimum(U[inst], _ratio_table(r, S, kb) * C)
-        U[inst] = Ui
-        Ui = np.where((Ui >= lower[inst, None] - _MARGIN) & np.isneginf(E[inst]), Ui, -np.inf)
-        nxt = np.argmax(Ui, axis=1)
-        go = ~np.isneginf(Ui[q, nxt])
-        inst, kb = inst[go], nxt[go] + 1
-    cand = (U >= lower[:, None] - _MARGIN) & np.isneginf(E)
-    anyc = cand.any(axis=1)
-    klo = np.argmax(cand, axis=1)
-    width = np.where(anyc, r - np.argmax(cand[:, ::-1], axis=1) - klo, 0)
-    log.debug("gfm block: %d instances, %d labels, counts <= %d, %d sizes evaluated", n, r, S, int(width.sum()))
-    _window_e(AT, E, klo, width, nz)
-    vals = np.concatenate([p0[:, None], E], axis=1)
-    kbest = first_max(vals)
-    value = vals[np.arange(n), kbest]
-    h = np.zeros((n, r), dtype=np.int8)
-    sel = np.nonzero(kbest > 0)[0]
-    if len(sel):
-        D = _delta_rows(AT[sel], kbest[sel].astype(np.float64))
-        order = np.argsort(-D, axis=1, kind="stable")  # ties: lowest index first
-        hs = np.zeros((len(sel), r), dtype=np.int8)
-        np.put_along_axis(hs, order, (kv[None, :] <= kbest[sel, None]).astype(np.int8), axis=1)
-        h[sel] = hs
-    return h, value
+        return H, V
+    W = w_matrix(S, r)  # (S, r)
+    kvec = np.arange(1, r + 1)
+    for sl in chunks(n, 24 * r * r, budget=budget):
+        Ac, pc = A[sl], V[sl]
+        q = Ac.shape[0]
+        D = (Ac.reshape(q * r, S) @ W).reshape(q, r, r)  # D[i, label, k - 1]
+        U = Ac.sum(axis=1) @ W  # (q, r) bounds on E_k
+        K = _cutoff(U, np.maximum(pc, D[:, :, 0].max(axis=1)))
+        E = _topk_sums(np.ascontiguousarray(D[:, :, :K].transpose(0, 2, 1)))
+        vals = np.concatenate([pc[:, None], E], axis=1)
+        kb = first_max(vals)
+        V[sl] = vals[np.arange(q), kb]
+        go = np.flatnonzero(kb > 0)
+        if len(go):
+            col = np.zeros((len(go), r))
+            w = 2.0 / (np.arange(1, S + 1)[None, :] + kb[go, None])  # (g, S)
+            for s in range(S):  # in order over s: equal rows, equal entries
+                col += Ac[go, :, s] * w[:, s : s + 1]
+            order = np.argsort(-col, axis=1, kind="stable")  # ties: lowest label index first
+            h = (kvec[None, :] <= kb[go, None]).astype(np.int8)
+            hs = np.zeros((len(go), r), dtype=np.int8)
+            np.put_along_axis(hs, order, h, axis=1)
+            H[sl.start + go] = hs
+    return H, V
 
 
 def _check_chunk_p(A, p0, offset, tol=TOL, stats=None):
@@ -355,10 +298,10 @@ def gfm_from_p(P, p_zero):
 
     Notes
     -----
-    Compiled, one instance at a time (:mod:`fmeasure.inference._kernels`): one pass over P for
-    validation and sums, then only the r labels with mass and the counts up to the largest with
-    mass S are read, and only the columns k of Delta whose bound reaches the best value found are
-    formed, so the cost is O(m S) to read P plus O(c r S + c r log r) for c evaluated sizes, rather
+    Compiled, one instance at a time (:func:`fmeasure.inference._kernels.gfm_p`): one pass over
+    P for validation and sums, then only the r labels with mass and the counts up to the largest
+    with mass S are read, and only the columns k of Delta whose bound reaches the best value found
+    are formed, so the cost is O(m S) to read P plus O(c r S) for c evaluated sizes, rather
     than O(m^3). Same tie rules as :func:`gfm`.
 
     Examples
@@ -381,7 +324,7 @@ def gfm_from_p(P, p_zero):
         Ac = np.ascontiguousarray(A[sl], dtype=np.float64)
         stats = p_stats(Ac)
         _check_chunk_p(Ac, p0[sl], sl.start, tol, stats=stats)
-        gfm_p(Ac, p0[sl], stats[1], stats[2], _MARGIN, TIE_TOL, H[sl], V[sl])
+        H[sl], V[sl] = _solve_blocks(Ac, p0[sl], stats)
     return out(H, V, single)
 
 
@@ -396,7 +339,7 @@ def _gfm_occurrences(n, m, inst, lab, cnt, wt, p0, budget=_SAMPLE_BUDGET):
     vector having ``cnt`` labels and (normalised) weight ``wt > 0``; ``p0`` (n,) is P(y = 0). Each
     instance's P is built over the k_i labels that occur in its sample, in label order (so ties
     within a column still go to the lowest label index), for instances in chunks padded to the
-    chunk's largest k_i, then :func:`_gfm_compact` runs on the compact blocks and the predictions
+    chunk's largest k_i, then :func:`_solve_blocks` runs on the compact blocks and the predictions
     are scattered back. Time and memory O(occurrences + k_i * s_max) per instance, independent of m.
     Returns H (n, m) int8 and the values (n,).
     """
@@ -430,40 +373,15 @@ def _gfm_occurrences(n, m, inst, lab, cnt, wt, p0, budget=_SAMPLE_BUDGET):
         S = int(o_cnt[a:b].max())
         flat = (row * kmax + local[op]) * S + (o_cnt[a:b] - 1)
         A = np.bincount(flat, weights=o_wt[a:b], minlength=q * kmax * S).reshape(q, kmax, S)
-        h, V[ii] = _gfm_compact(A, p0[ii])
+        h, V[ii] = _solve_blocks(A, p0[ii])
         sel = np.arange(first[ii[0]], first[ii[-1] + 1])  # the chunk's pairs (others have k = 0)
         H[pinst[sel], plab[sel]] = h[np.searchsorted(ii, pinst[sel]), local[sel]]
     return H, V
 
 
-def _gfm_p_block(Ac, pc, rows, cols):
-    """GFM for a validated block of P matrices Ac (n, m, S'), with its row and column sums."""
-    n, m, _ = Ac.shape
-    H = np.zeros((n, m), dtype=np.int8)
-    active = rows > 0
-    r = int(active.sum(axis=1).max())
-    colany = (cols > 0).any(axis=0)
-    S = int(len(colany) - np.argmax(colany[::-1])) if colany.any() else 0
-    if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
-        return H, pc.copy()
-    Ac = Ac[:, :, :S]
-    if Ac.min() < 0:  # tiny negative rounding errors (validated by the caller)
-        Ac = np.maximum(Ac, 0.0)
-    AT = Ac.transpose(0, 2, 1)  # (n, S, m): the layout _gfm_compact works in
-    if r < m:
-        idx = np.argsort(~active, axis=1, kind="stable")[:, :r]  # active rows, in label order
-        AT = np.take_along_axis(AT, idx[:, None, :], axis=2)
-        h, V = _gfm_compact(AT.transpose(0, 2, 1), pc, cols[:, :S])
-        np.put_along_axis(H, idx, h, axis=1)
-    else:
-        H, V = _gfm_compact(np.ascontiguousarray(AT).transpose(0, 2, 1), pc, cols[:, :S])
-    return H, V
-
-
 def _gfm_all_labels(Y, w, p0, smax):
     """GFM on dense samples Y (n, K, m) with weights w (n, K), P built over all m labels."""
-    A = p_counts(Y, w, False, smax=smax)
-    return _gfm_p_block(A, p0, A.sum(axis=2), A.sum(axis=1))
+    return _solve_blocks(np.ascontiguousarray(p_counts(Y, w, False, smax=smax)), p0)
 
 
 @single_threaded_blas
@@ -504,7 +422,7 @@ def gfm_from_samples(Y, weights=None):
         Pc = np.bincount(
             comp.ravel() * smax + (s[0, rows_of_nz] - 1), weights=w[0, rows_of_nz], minlength=len(labels) * smax
         ).reshape(1, len(labels), smax)
-        h, v = _gfm_compact(Pc, p0)
+        h, v = _solve_blocks(Pc, p0)
         H = np.zeros((1, m), np.int8)
         H[0, labels] = h[0]
         return out(H, v, single)
