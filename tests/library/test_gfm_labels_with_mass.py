@@ -110,9 +110,9 @@ def test_blocks_are_as_wide_as_the_labels_with_mass(monkeypatch):
     widths = []
     inner = G._solve_blocks
 
-    def spy(A, p0, stats=None):
+    def spy(A, p0):
         widths.append(A.shape[1])
-        return inner(A, p0, stats)
+        return inner(A, p0)
 
     monkeypatch.setattr(G, "_solve_blocks", spy)
     h, v = gfm_from_samples(Y)

@@ -37,6 +37,22 @@ __all__ = ["p_stats", "gfm_p", "gfm_count_values", "gfm_split_values"]
 
 
 @njit(cache=True, nogil=True)
+def _stats_one(A, i, lo, rows, cols):  # pragma: no cover - compiled
+    """Instance i of :func:`p_stats`: lo[i], rows[i] and cols[i] (zeros on entry) from A[i]."""
+    m, S = A.shape[1], A.shape[2]
+    mn = np.inf
+    for j in range(m):
+        acc = 0.0
+        for s in range(S):
+            a = A[i, j, s]
+            mn = min(mn, a)
+            acc += a
+            cols[i, s] += a
+        rows[i, j] = acc
+    lo[i] = mn
+
+
+@njit(cache=True, nogil=True)
 def p_stats(A):  # pragma: no cover - compiled
     """Smallest entry (n,), row sums (n, m) and column sums (n, S) of a batch A (n, m, S) in one pass.
 
@@ -47,16 +63,7 @@ def p_stats(A):  # pragma: no cover - compiled
     rows = np.empty((n, m))
     cols = np.zeros((n, S))
     for i in range(n):
-        mn = np.inf
-        for j in range(m):
-            acc = 0.0
-            for s in range(S):
-                a = A[i, j, s]
-                mn = min(mn, a)
-                acc += a
-                cols[i, s] += a
-            rows[i, j] = acc
-        lo[i] = mn
+        _stats_one(A, i, lo, rows, cols)
     return lo, rows, cols
 
 
@@ -281,8 +288,10 @@ def _solve_dense(
     k = l a + (1 - l) b: 2 / (s + k) is convex in k, so each label's Delta_k is at most the same
     combination of its Delta_a and Delta_b. Rows of ``Cs`` (at least one, r + 1 columns) keep the
     evaluated columns' C for the second bound (``slot[k - 1]`` the row of size k, -1 if none;
-    columns evaluated when every row is taken only give the first). E, U, D, order, X: work arrays
-    of at least r + 1 entries.
+    columns evaluated when every row is taken only give the first). Sizes out of reach stay out
+    of reach (the bounds only fall, the best value only grows), so the bounds, C and the choice of
+    the next size only cover the sizes up to the largest one in reach. E, U, D, order, X: work
+    arrays of at least r + 1 entries.
     """
     mass = 0.0
     tot = 0.0
@@ -303,6 +312,9 @@ def _solve_dense(
     used = 0
     nev = 0
     best = p0
+    khi = r  # the largest size still in reach: the bounds, C and the next size need no more
+    while khi >= 1 and U[khi - 1] < best - margin:
+        khi -= 1
     kb = int(np.rint(tot / mass)) if mass > 0.0 else 1
     kb = min(max(kb, 1), r)
     while True:
@@ -314,15 +326,15 @@ def _solve_dense(
         row = used if used < nslot else nslot - 1  # the last row is overwritten when all are used
         C = Cs[row]
         C[0] = 0.0
-        for q in range(1, r + 1):
+        for q in range(1, max(kb, khi) + 1):
             C[q] = C[q - 1] + X[r - q]
         e = C[kb]
         E[kb - 1] = e
         best = max(best, e)
-        for k in range(1, kb):  # every size bounded through column kb
+        for k in range(1, min(kb, khi + 1)):  # every size in reach bounded through column kb
             U[k - 1] = min(U[k - 1], (1.0 + kb) / (1.0 + k) * C[k])
         U[kb - 1] = min(U[kb - 1], e)
-        for k in range(kb + 1, r + 1):
+        for k in range(kb + 1, khi + 1):
             U[k - 1] = min(U[k - 1], (S + kb) / (S + k) * C[k])
         lo = kb - 1  # the nearest evaluated sizes below and above with a kept C
         while lo >= 1 and slot[lo - 1] < 0:
@@ -332,20 +344,22 @@ def _solve_dense(
             hi += 1
         if lo >= 1:
             Ca = Cs[slot[lo - 1]]
-            for k in range(lo + 1, kb):
+            for k in range(lo + 1, min(kb, khi + 1)):
                 lam = (kb - k) / (kb - lo)
                 U[k - 1] = min(U[k - 1], lam * Ca[k] + (1.0 - lam) * C[k])
         if hi <= r:
-            Cb = Cs[slot[hi - 1]]
-            for k in range(kb + 1, hi):
+            Cb = Cs[slot[hi - 1]]  # C of size hi holds the sums up to the sizes in reach then
+            for k in range(kb + 1, min(hi, khi + 1)):
                 lam = (hi - k) / (hi - kb)
                 U[k - 1] = min(U[k - 1], lam * C[k] + (1.0 - lam) * Cb[k])
         if used < nslot - 1:
             slot[kb - 1] = used
             used += 1
+        while khi >= 1 and (E[khi - 1] != -np.inf or U[khi - 1] < best - margin):
+            khi -= 1
         nxt = -1
         un = -np.inf
-        for k in range(r):
+        for k in range(khi):
             if E[k] == -np.inf and U[k] > un:
                 un = U[k]
                 nxt = k + 1
@@ -368,16 +382,19 @@ _KEEP = 64
 
 
 @njit(cache=True, nogil=True)
-def gfm_p(A, p0, rows, cols, margin, tie, H, V, evals, stop=3):  # pragma: no cover - compiled
+def gfm_p(A, p0, margin, tie, H, V, evals, lo, rows, cols, stop=3):  # pragma: no cover - compiled
     """Exact GFM for each P matrix of A (n, m, S) with p0 (n,); fills H (n, m) int8 (zeros on entry),
-    V (n,) and ``evals`` (n,), the number of Delta columns evaluated. ``rows`` / ``cols`` are the
-    row and column sums from :func:`p_stats`; ``hint`` (n, w) the ascending order of each
-    instance's active rows by their sums, padded in front with indices >= r_i (``np.argsort`` of
-    :func:`active_keys`'s keys). ``stop`` < 3 ends each instance early, for timing the parts:
-    after gathering its P (0), after the bounds of every size (1), after the search (2).
+    V (n,), ``evals`` (n,) the number of Delta columns evaluated, and ``lo``, ``rows``, ``cols``
+    (zeros on entry) as :func:`p_stats` does, read in the same pass, for validating A afterwards
+    (on invalid input the predictions are meaningless but the kernel ends). ``stop`` < 3 ends each
+    instance early, for timing the parts: after gathering its P (0), after the bounds of every
+    size (1), after the search (2).
 
-    The chosen labels of the best size k are the k largest entries of Delta's column k, ties to
-    the lowest label index: every entry above the k-th largest value, then the first equal ones.
+    Per instance: A[i] read once for the sums (the active rows are those with a positive sum, S
+    the largest count with a positive column sum), then its active rows gathered transposed
+    (while A[i] is in cache), then :func:`_solve_dense`. The chosen labels of the best size k are
+    the k largest entries of Delta's column k, ties to the lowest label index: every entry above
+    the k-th largest value, then the first equal ones.
     """
     n, m, Smax = A.shape
     W = np.empty((m, Smax))
@@ -392,6 +409,7 @@ def gfm_p(A, p0, rows, cols, margin, tie, H, V, evals, stop=3):  # pragma: no co
     slot = np.empty(m, np.int64)
     cnt = np.empty(_BUCKETS + 1, np.int64)
     for i in range(n):
+        _stats_one(A, i, lo, rows, cols)
         r = 0
         for j in range(m):
             if rows[i, j] > 0.0:

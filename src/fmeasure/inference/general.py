@@ -32,6 +32,7 @@ max(P(y = 0), E_1).
 from __future__ import annotations
 
 import logging
+import time
 
 import numpy as np
 import scipy.sparse as sp
@@ -53,7 +54,7 @@ from fmeasure._arrays import (
     w_matrix,
 )
 from fmeasure.blas import single_threaded_blas
-from fmeasure.inference._kernels import gfm_p, p_stats
+from fmeasure.inference._kernels import gfm_p
 
 __all__ = ["gfm", "gfm_from_p", "gfm_from_sample_rows", "gfm_from_samples"]
 
@@ -178,25 +179,26 @@ def gfm(delta, p_zero):
 _MARGIN = 4 * TIE_TOL
 
 
-def _solve_blocks(A, p0, stats=None):
-    """Exact GFM on validated P blocks by the compiled search (:func:`._kernels.gfm_p`).
+def _solve_blocks(A, p0):
+    """Exact GFM on P blocks by the compiled search (:func:`._kernels.gfm_p`).
 
-    A (n, r, S) float64, C-contiguous, entries >= 0 up to round-off (clamped), rows labels (zero
-    rows are padding, never chosen), columns counts 1..S; p0 (n,) P(y = 0). ``stats``: A's
-    :func:`._kernels.p_stats` when already computed. Returns h (n, r) int8 and the values (n,).
+    A (n, r, S) float64, C-contiguous, rows labels (zero rows are padding, never chosen), columns
+    counts 1..S, entries >= 0 up to round-off (clamped); p0 (n,) P(y = 0). Returns h (n, r) int8,
+    the values (n,), and A's smallest entry (n,), row sums (n, r) and column sums (n, S) as
+    :func:`._kernels.p_stats` gives them, read in the same pass (for validating A afterwards).
     """
-    n, r, _ = A.shape
-    lo, rows, cols = p_stats(A) if stats is None else stats
+    n, r, S = A.shape
     H = np.zeros((n, r), dtype=np.int8)
     V = np.empty(n)
     evals = np.zeros(n, np.int64)
-    gfm_p(A, np.ascontiguousarray(p0, dtype=np.float64), rows, cols, _MARGIN, TIE_TOL, H, V, evals)
+    lo, rows, cols = np.empty(n), np.empty((n, r)), np.zeros((n, S))
+    gfm_p(A, np.ascontiguousarray(p0, dtype=np.float64), _MARGIN, TIE_TOL, H, V, evals, lo, rows, cols)
     if n:
         log.debug("gfm: %d instances, %d labels, %.2f sizes evaluated per instance", n, r, evals.mean())
-    return H, V
+    return H, V, (lo, rows, cols)
 
 
-def _reference_blocks(A, p0, budget=8 * 2**20):
+def _reference_blocks(A, p0, budget=8 * 2**20, times=None):
     """Plain batched GFM on validated P blocks A (n, r, S) (as :func:`_solve_blocks`): the reference
     the compiled search is tested against.
 
@@ -209,11 +211,15 @@ def _reference_blocks(A, p0, budget=8 * 2**20):
     the largest sizes). The chosen column is recomputed summing over s in order, so that equal rows
     of P give equal entries whatever the matrix product's rounding. Memory O(q r^2) per chunk
     (3 q r^2 doubles <= budget bytes), time O(n r^2 (S + log r)).
+
+    ``times``: a dict that receives the CPU seconds of each step (for the benchmarks).
     """
+    clock = _StepClock(times)
     n, r, S = A.shape
     A = np.maximum(A, 0.0)
     H = np.zeros((n, r), dtype=np.int8)
     V = np.asarray(p0, dtype=np.float64).copy()
+    clock("read P")
     if r == 0 or S == 0:
         return H, V
     W = w_matrix(S, r)  # (S, r)
@@ -222,12 +228,15 @@ def _reference_blocks(A, p0, budget=8 * 2**20):
         Ac, pc = A[sl], V[sl]
         q = Ac.shape[0]
         D = (Ac.reshape(q * r, S) @ W).reshape(q, r, r)  # D[i, label, k - 1]
+        clock("Delta = P W (matrix product)")
         U = Ac.sum(axis=1) @ W  # (q, r) bounds on E_k
         K = _cutoff(U, np.maximum(pc, D[:, :, 0].max(axis=1)))
         E = _topk_sums(np.ascontiguousarray(D[:, :, :K].transpose(0, 2, 1)))
+        clock("top-k sums (sort every column)")
         vals = np.concatenate([pc[:, None], E], axis=1)
         kb = first_max(vals)
         V[sl] = vals[np.arange(q), kb]
+        clock("choice (vs the empty prediction)")
         go = np.flatnonzero(kb > 0)
         if len(go):
             col = np.zeros((len(go), r))
@@ -239,7 +248,22 @@ def _reference_blocks(A, p0, budget=8 * 2**20):
             hs = np.zeros((len(go), r), dtype=np.int8)
             np.put_along_axis(hs, order, h, axis=1)
             H[sl.start + go] = hs
+        clock("write-out (the chosen labels)")
     return H, V
+
+
+class _StepClock:
+    """Adds the CPU seconds since the previous call to ``times[step]`` (nothing when times is None)."""
+
+    def __init__(self, times):
+        self.times = times
+        self.t = time.process_time() if times is not None else 0.0
+
+    def __call__(self, step):
+        if self.times is not None:
+            t = time.process_time()
+            self.times[step] = self.times.get(step, 0.0) + t - self.t
+            self.t = t
 
 
 def _check_chunk_p(A, p0, offset, tol=TOL, stats=None):
@@ -322,9 +346,8 @@ def gfm_from_p(P, p_zero):
     V = np.empty(n)
     for sl in chunks(n, 8 * m * S * 2):
         Ac = np.ascontiguousarray(A[sl], dtype=np.float64)
-        stats = p_stats(Ac)
+        H[sl], V[sl], stats = _solve_blocks(Ac, p0[sl])  # in one pass with the sums that validate P
         _check_chunk_p(Ac, p0[sl], sl.start, tol, stats=stats)
-        H[sl], V[sl] = _solve_blocks(Ac, p0[sl], stats)
     return out(H, V, single)
 
 
@@ -373,7 +396,7 @@ def _gfm_occurrences(n, m, inst, lab, cnt, wt, p0, budget=_SAMPLE_BUDGET):
         S = int(o_cnt[a:b].max())
         flat = (row * kmax + local[op]) * S + (o_cnt[a:b] - 1)
         A = np.bincount(flat, weights=o_wt[a:b], minlength=q * kmax * S).reshape(q, kmax, S)
-        h, V[ii] = _solve_blocks(A, p0[ii])
+        h, V[ii], _ = _solve_blocks(A, p0[ii])
         sel = np.arange(first[ii[0]], first[ii[-1] + 1])  # the chunk's pairs (others have k = 0)
         H[pinst[sel], plab[sel]] = h[np.searchsorted(ii, pinst[sel]), local[sel]]
     return H, V
@@ -381,7 +404,7 @@ def _gfm_occurrences(n, m, inst, lab, cnt, wt, p0, budget=_SAMPLE_BUDGET):
 
 def _gfm_all_labels(Y, w, p0, smax):
     """GFM on dense samples Y (n, K, m) with weights w (n, K), P built over all m labels."""
-    return _solve_blocks(np.ascontiguousarray(p_counts(Y, w, False, smax=smax)), p0)
+    return _solve_blocks(np.ascontiguousarray(p_counts(Y, w, False, smax=smax)), p0)[:2]
 
 
 @single_threaded_blas
@@ -422,7 +445,7 @@ def gfm_from_samples(Y, weights=None):
         Pc = np.bincount(
             comp.ravel() * smax + (s[0, rows_of_nz] - 1), weights=w[0, rows_of_nz], minlength=len(labels) * smax
         ).reshape(1, len(labels), smax)
-        h, v = _solve_blocks(Pc, p0)
+        h, v, _ = _solve_blocks(Pc, p0)
         H = np.zeros((1, m), np.int8)
         H[0, labels] = h[0]
         return out(H, v, single)
