@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["p_stats", "gfm_p", "gfm_count_values", "gfm_split_values"]
+__all__ = ["p_stats", "gfm_p", "gfm_rows", "walks_all_labels", "gfm_count_values", "gfm_split_values"]
 
 
 @njit(cache=True, nogil=True)
@@ -211,59 +211,97 @@ def _column(PT, r, S, w, D):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _sort_column(D, r, order, X):  # pragma: no cover - compiled
-    """Sort ``order[:r]`` ascending by D and set X[a] = D[order[a]], by insertion from the current
-    order (O(r + swaps): consecutive columns of Delta mostly keep their order); past 32 r swaps (an
-    order far from D's) by a full sort instead."""
-    for a in range(r):
-        X[a] = D[order[a]]
+def _insertion(D, order, a, r, X):  # pragma: no cover - compiled
+    """Sort ``order[a:r]`` ascending by D and set X[p] = D[order[p]] there, by insertion from the
+    current order (O(length + swaps)); past 32 swaps per entry, by a full sort of the part."""
+    for p in range(a, r):
+        X[p] = D[order[p]]
     moves = 0
-    for a in range(1, r):
-        v = X[a]
-        if X[a - 1] <= v:
+    for p in range(a + 1, r):
+        v = X[p]
+        if X[p - 1] <= v:
             continue
-        t = order[a]
-        b = a - 1
-        while b >= 0 and X[b] > v:
+        t = order[p]
+        b = p - 1
+        while b >= a and X[b] > v:
             X[b + 1] = X[b]
             order[b + 1] = order[b]
             b -= 1
         X[b + 1] = v
         order[b + 1] = t
-        moves += a - 1 - b
-        if moves > 32 * r:
-            order[:r] = np.argsort(D[:r])
-            for q in range(r):
-                X[q] = D[order[q]]
+        moves += p - 1 - b
+        if moves > 32 * (r - a):
+            part = order[a:r].copy()
+            perm = np.argsort(D[part])
+            for q in range(r - a):
+                order[a + q] = part[perm[q]]
+                X[a + q] = D[order[a + q]]
             return
 
 
-#: buckets of :func:`_bucket_order`: 4 per factor of 2 below the largest value, 64 factors of 2
+#: buckets of :func:`_top`'s counting sort: 4 per factor of 2 below the largest value, 64 factors of 2
 _BUCKETS = 256
 
 
 @njit(cache=True, nogil=True)
-def _bucket_order(D, r, order, cnt):  # pragma: no cover - compiled
-    """An order of D[:r] (positive entries) ascending up to a factor 2^(1/4): a counting sort on the
-    top bits of the entries (a positive float64's bits grow with its value: the exponent and the
-    two leading bits of the mantissa), O(r + buckets); :func:`_sort_column` then finishes by
-    insertion within the buckets. Entries below 2^-64 times the largest share the first bucket.
-    ``cnt``: work array of _BUCKETS + 1 entries."""
+def _top(D, r, need, order, X, ntop, cnt):  # pragma: no cover - compiled
+    """Sort the ``need`` largest entries of D[:r] (ascending) into the end of ``order[:r]``.
+
+    On return the last ``ntop'`` (>= need, returned) entries of ``order[:r]`` hold a set of labels
+    that contains ``need`` largest entries of D, sorted ascending, X[p] = D[order[p]] there; the
+    others are in the rest of ``order[:r]`` in any order. ``ntop`` >= need: the last ``ntop`` entries
+    of ``order`` hold such a set for the previous column, and its smallest entry in the new column,
+    v, bounds the new set from below: the labels outside it with D > v join it (the rest cannot be
+    among the ``need`` largest), and the set is sorted by insertion from its previous order (the
+    next column mostly keeps it). Otherwise (the first column) a counting sort on the top bits of
+    the entries (a positive float64's bits grow with its value: the exponent and the two leading
+    bits of the mantissa) finds the buckets of the largest entries, and only those are sorted.
+    Entries below 2^-64 times the largest share the lowest bucket. ``cnt``: work array of
+    _BUCKETS + 1 entries.
+    """
+    if ntop >= need:
+        a = r - ntop
+        v = D[order[a]]
+        for p in range(a + 1, r):
+            v = min(v, D[order[p]])
+        b = a
+        for p in range(a - 1, -1, -1):  # newcomers next to the set
+            t = order[p]
+            if D[t] > v:
+                b -= 1
+                order[p] = order[b]
+                order[b] = t
+        _insertion(D, order, b, r, X)
+        return r - b
     bits = D[:r].view(np.int64)
     top = bits[0] >> 50
     for t in range(1, r):
         top = max(top, bits[t] >> 50)
-    for b in range(_BUCKETS + 1):
-        cnt[b] = 0
+    for q in range(_BUCKETS + 1):
+        cnt[q] = 0
     for t in range(r):
-        b = _BUCKETS - 1 - min(top - (bits[t] >> 50), _BUCKETS - 1)
-        cnt[b + 1] += 1
-    for b in range(_BUCKETS):
-        cnt[b + 1] += cnt[b]
+        cnt[min(top - (bits[t] >> 50), _BUCKETS - 1)] += 1  # bucket 0: the largest entries
+    last = 0  # the buckets 0..last hold at least ``need`` entries
+    n = cnt[0]
+    while n < need:
+        last += 1
+        n += cnt[last]
+    pos = r - n  # bucket q goes to [start_q, start_q + cnt[q]), the largest entries last
+    for q in range(last, -1, -1):
+        c = cnt[q]
+        cnt[q] = pos
+        pos += c
+    low = 0
     for t in range(r):
-        b = _BUCKETS - 1 - min(top - (bits[t] >> 50), _BUCKETS - 1)
-        order[cnt[b]] = t
-        cnt[b] += 1
+        q = min(top - (bits[t] >> 50), _BUCKETS - 1)
+        if q <= last:
+            order[cnt[q]] = t
+            cnt[q] += 1
+        else:
+            order[low] = t
+            low += 1
+    _insertion(D, order, r - n, r, X)
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -272,26 +310,26 @@ def _solve_dense(
 ):  # pragma: no cover - compiled
     """GFM on one P block given transposed, PT (S, r): r labels (each with mass), counts 1..S.
 
-    ``cs`` holds the column sums of PT (the mass of each count). ``order[:r]`` holds on entry an
-    order of the labels close to the ascending order of Delta's columns (by P(y_i = 1)); on return,
-    the ascending order of the last evaluated column. W (m, S'): W[k - 1, s - 1] = 2 / (s + k), WT
-    its transpose. Returns (best size, value, evaluated sizes): the first value within ``tie`` of
-    the maximum (the empty prediction, value ``p0``, first), as if every size were evaluated.
-    ``stop`` 1: return after the first bounds (for timing).
+    ``cs`` holds the column sums of PT (the mass of each count). W (m, S'): W[k - 1, s - 1] =
+    2 / (s + k), WT its transpose. Returns (best size, value, evaluated sizes, ntop): the first value
+    within ``tie`` of the maximum (the empty prediction, value ``p0``, first), as if every size were
+    evaluated; the last ``ntop`` entries of ``order[:r]`` hold the largest entries of the last
+    evaluated column, sorted (:func:`_top`). ``stop`` 1: return after the first bounds (timing).
 
     Search: every size k = 1..r starts with the bound E_k <= sum_s 2 cs_s / (s + k); the size of
-    largest bound still in reach is evaluated (its Delta column by :func:`_column`, sorted by
-    :func:`_sort_column`, C[q] = the sum of its q largest entries), from the expected count, until
-    no bound reaches the best value found less ``margin``. An evaluated column j bounds every size
-    through E_k <= R[j, k] C_j[k] (the ratio bound of the module docstring), and two evaluated
+    largest bound still in reach is evaluated (its Delta column by :func:`_column`, C[q] = the sum
+    of its q largest entries for the sizes q in reach, by :func:`_top`), from the expected count,
+    until no bound reaches the best value found less ``margin``. An evaluated column j bounds every
+    size through E_k <= R[j, k] C_j[k] (the ratio bound of the module docstring), and two evaluated
     columns a < b every size between them through E_k <= l C_a[k] + (1 - l) C_b[k] for
     k = l a + (1 - l) b: 2 / (s + k) is convex in k, so each label's Delta_k is at most the same
     combination of its Delta_a and Delta_b. Rows of ``Cs`` (at least one, r + 1 columns) keep the
     evaluated columns' C for the second bound (``slot[k - 1]`` the row of size k, -1 if none;
     columns evaluated when every row is taken only give the first). Sizes out of reach stay out
-    of reach (the bounds only fall, the best value only grows), so the bounds, C and the choice of
-    the next size only cover the sizes up to the largest one in reach. E, U, D, order, X: work
-    arrays of at least r + 1 entries.
+    of reach (the bounds only fall, the best value only grows), so the bounds, C, the sorted
+    entries and the choice of the next size only cover the sizes up to the largest one in reach
+    (after the first column, a small part of r when r is large). E, U, D, order, X: work arrays of
+    at least r + 1 entries.
     """
     mass = 0.0
     tot = 0.0
@@ -307,7 +345,7 @@ def _solve_dense(
         for k in range(r):
             U[k] += c * WT[s, k]
     if stop == 1:
-        return 0, p0, 0
+        return 0, p0, 0, 0
     nslot = Cs.shape[0]
     used = 0
     nev = 0
@@ -317,11 +355,20 @@ def _solve_dense(
         khi -= 1
     kb = int(np.rint(tot / mass)) if mass > 0.0 else 1
     kb = min(max(kb, 1), r)
+    ntop = 0
     while True:
         _column(PT, r, S, W[kb - 1], D)
-        if nev == 0:
-            _bucket_order(D, r, order, cnt)
-        _sort_column(D, r, order, X)
+        if nev == 0:  # the first column: its top kb, then the sizes in reach given that value
+            ntop = _top(D, r, kb, order, X, 0, cnt)
+            e = 0.0
+            for q in range(1, kb + 1):
+                e += X[r - q]
+            while khi >= 1 and U[khi - 1] < max(best, e) - margin:
+                khi -= 1
+            if khi > ntop:
+                ntop = _top(D, r, khi, order, X, 0, cnt)
+        else:
+            ntop = _top(D, r, max(kb, khi), order, X, ntop, cnt)
         nev += 1
         row = used if used < nslot else nslot - 1  # the last row is overwritten when all are used
         C = Cs[row]
@@ -357,6 +404,7 @@ def _solve_dense(
             used += 1
         while khi >= 1 and (E[khi - 1] != -np.inf or U[khi - 1] < best - margin):
             khi -= 1
+        ntop = min(ntop, max(kb, khi))  # the next column needs at most that many (sorted last)
         nxt = -1
         un = -np.inf
         for k in range(khi):
@@ -370,11 +418,31 @@ def _solve_dense(
     for k in range(r):
         mx = max(mx, E[k])
     if p0 >= mx - tie:
-        return 0, p0, nev
+        return 0, p0, nev, ntop
     for k in range(1, r + 1):
         if E[k - 1] >= mx - tie:
-            return k, E[k - 1], nev
-    return 0, p0, nev
+            return k, E[k - 1], nev, ntop
+    return 0, p0, nev, ntop
+
+
+@njit(cache=True, nogil=True)
+def _choose(PT, r, S, w, k, D, order, X, ntop, cnt, h, label):  # pragma: no cover - compiled
+    """h[label[t]] = 1 for the k largest entries t of the Delta column with weights w (ties to the
+    lowest t: every entry above the k-th largest value, then the first ones equal to it); ``order``
+    and ``ntop`` as :func:`_solve_dense` leaves them."""
+    _column(PT, r, S, w, D)
+    _top(D, r, k, order, X, ntop if ntop >= k else 0, cnt)
+    thr = X[r - k]  # the k-th largest entry
+    need = k
+    for t in range(r):
+        if D[t] > thr:
+            need -= 1
+    for t in range(r):  # those above it, then the first ones equal to it
+        if D[t] > thr:
+            h[label[t]] = 1
+        elif D[t] == thr and need > 0:
+            h[label[t]] = 1
+            need -= 1
 
 
 #: rows of C kept for the interpolation bound of :func:`_solve_dense` (the evaluated columns)
@@ -433,24 +501,108 @@ def gfm_p(A, p0, margin, tie, H, V, evals, lo, rows, cols, stop=3):  # pragma: n
                 cs[s] += v
         if stop == 0:
             continue
-        kbest, value, evals[i] = _solve_dense(
+        kbest, value, evals[i], ntop = _solve_dense(
             PT, r, S, W, WT, p0[i], margin, tie, E, U, D, order, X, cs, Cs, slot, cnt, stop
         )
         V[i] = value
         if kbest > 0 and stop > 2:
-            _column(PT, r, S, W[kbest - 1], D)
-            _sort_column(D, r, order, X)
-            thr = X[r - kbest]  # the kbest-th largest entry
-            need = kbest
-            for t in range(r):
-                if D[t] > thr:
-                    need -= 1
-            for t in range(r):  # those above it, then the first ones equal to it
-                if D[t] > thr:
-                    H[i, idx[t]] = 1
-                elif D[t] == thr and need > 0:
-                    H[i, idx[t]] = 1
-                    need -= 1
+            _choose(PT, r, S, W[kbest - 1], kbest, D, order, X, ntop, cnt, H[i], idx)
+
+
+@njit(cache=True, nogil=True)
+def walks_all_labels(m, k, costs):  # pragma: no cover - compiled
+    """Whether k labels with mass out of m are put in label order faster by walking the marks of all
+    m labels (``costs[0]`` m + ``costs[1]`` k) than by sorting them (``costs[2]`` + ``costs[3]``
+    k log2(k + 1)); costs in nanoseconds, measured."""
+    return costs[0] * m + costs[1] * k <= costs[2] + costs[3] * k * np.log2(k + 1.0)
+
+
+@njit(cache=True, nogil=True)
+def gfm_rows(
+    indptr, indices, counts, idx, w, p0, smax, margin, tie, costs, H, V, evals, walked, stop=3
+):  # pragma: no cover - compiled
+    """Exact GFM for instances whose samples are rows of one 0/1 label matrix in compressed rows.
+
+    Row q of the matrix holds the labels ``indices[indptr[q]:indptr[q + 1]]`` (``counts[q]`` of
+    them); instance i's sample is the rows ``idx[i]`` with weights ``w[i]`` (normalised; rows of
+    weight 0 are left out), P(y = 0) = ``p0[i]``, and no row of a sample has more than ``smax``
+    labels. Fills H (n, m) int8 (zeros on entry), V (n,), ``evals`` (n,) the Delta columns
+    evaluated and ``walked`` (n,) 1 where the labels were put in order by walking all m labels.
+    ``stop`` as in :func:`gfm_p` (0: after building P, 1: after the bounds, 2: after the search).
+
+    Per instance, in time O(occurrences + min(m, c k log k) + k S + search) for its k labels with
+    mass and largest count S, whatever m: its labels with mass are marked while their occurrences
+    are read, then put in label order (so that ties go to the lowest label index), by walking the
+    marks of all m labels or by sorting the k labels, whichever :func:`walks_all_labels` finds
+    cheaper under the measured ``costs``; P over them (transposed, (S, k)) is summed in sample
+    order, then :func:`_solve_dense` and :func:`_choose`. Memory O(m S) for all instances.
+    """
+    n, K = idx.shape
+    m = H.shape[1]
+    sm = max(1, smax)
+    W = np.empty((m, sm))
+    for k in range(1, m + 1):
+        for s in range(1, sm + 1):
+            W[k - 1, s - 1] = 2.0 / (s + k)
+    WT = np.ascontiguousarray(W.T)
+    mark = np.full(m, -1, np.int64)
+    pos = np.empty(m, np.int64)
+    lab = np.empty(m, np.int64)
+    PT = np.empty((sm, m))
+    D, order, X, U, E, cs = _work(m, sm)
+    Cs = np.empty((min(m, _KEEP), m + 1))
+    slot = np.empty(m, np.int64)
+    cnt = np.empty(_BUCKETS + 1, np.int64)
+    for i in range(n):
+        k = 0
+        S = 0
+        for j in range(K):  # the labels with mass, marked
+            q = idx[i, j]
+            if w[i, j] > 0.0 and counts[q] > 0:
+                S = max(S, counts[q])
+                for e in range(indptr[q], indptr[q + 1]):
+                    a = indices[e]
+                    if mark[a] != i:
+                        mark[a] = i
+                        lab[k] = a
+                        k += 1
+        if k == 0:  # no mass on non-empty vectors: predict nothing
+            V[i] = p0[i]
+            continue
+        if walks_all_labels(m, k, costs):  # in label order: walk every label's mark
+            walked[i] = 1
+            t = 0
+            for a in range(m):
+                if mark[a] == i:
+                    lab[t] = a
+                    t += 1
+        else:  # or sort the labels with mass
+            lab[:k].sort()
+        for t in range(k):
+            pos[lab[t]] = t
+        for s in range(S):
+            for t in range(k):
+                PT[s, t] = 0.0
+        for j in range(K):  # P transposed, summed in sample order
+            q = idx[i, j]
+            wj = w[i, j]
+            if wj > 0.0 and counts[q] > 0:
+                c = counts[q] - 1
+                for e in range(indptr[q], indptr[q + 1]):
+                    PT[c, pos[indices[e]]] += wj
+        for s in range(S):
+            cs[s] = 0.0
+        for t in range(k):
+            for s in range(S):
+                cs[s] += PT[s, t]
+        if stop == 0:
+            continue
+        kbest, value, evals[i], ntop = _solve_dense(
+            PT, k, S, W, WT, p0[i], margin, tie, E, U, D, order, X, cs, Cs, slot, cnt, stop
+        )
+        V[i] = value
+        if kbest > 0 and stop > 2:
+            _choose(PT, k, S, W[kbest - 1], kbest, D, order, X, ntop, cnt, H[i], lab)
 
 
 @njit(cache=True, nogil=True)

@@ -46,7 +46,6 @@ from fmeasure._arrays import (
     count_batch,
     first_max,
     out,
-    p_counts,
     p_zero_vector,
     row_counts,
     sample_input,
@@ -54,15 +53,11 @@ from fmeasure._arrays import (
     w_matrix,
 )
 from fmeasure.blas import single_threaded_blas
-from fmeasure.inference._kernels import gfm_p
+from fmeasure.inference._kernels import gfm_p, gfm_rows
 
 __all__ = ["gfm", "gfm_from_p", "gfm_from_sample_rows", "gfm_from_samples"]
 
 log = logging.getLogger(__name__)
-
-#: A dense sample whose instances have, on average, more than this fraction of the m labels with
-#: mass is inferred with P over all labels (cheaper there than gathering the labels with mass).
-DENSE_MASS = 0.25
 
 
 def _topk_sums(DT):
@@ -351,60 +346,56 @@ def gfm_from_p(P, p_zero):
     return out(H, V, single)
 
 
-#: working memory (bytes) per chunk of compact P blocks in the sample routes
-_SAMPLE_BUDGET = 8 * 2**20
+#: nanoseconds per step of the two ways of putting an instance's k labels with mass (of m labels)
+#: in label order in the sample routes (:func:`._kernels.walks_all_labels`): walking all m labels'
+#: marks (per label, per label with mass) or sorting the k labels (fixed, per k log2(k + 1)).
+#: Measured on one core (benchmarks/bench_gfm_labels.py prints both ways' times where they differ).
+_ORDER_COSTS = np.array([0.25, 1.2, 200.0, 3.0])
 
 
-def _gfm_occurrences(n, m, inst, lab, cnt, wt, p0, budget=_SAMPLE_BUDGET):
-    """GFM from the label occurrences of weighted samples, on the labels with mass only.
-
-    Every occurrence is one label ``lab`` set in one sample vector of instance ``inst``, that
-    vector having ``cnt`` labels and (normalised) weight ``wt > 0``; ``p0`` (n,) is P(y = 0). Each
-    instance's P is built over the k_i labels that occur in its sample, in label order (so ties
-    within a column still go to the lowest label index), for instances in chunks padded to the
-    chunk's largest k_i, then :func:`_solve_blocks` runs on the compact blocks and the predictions
-    are scattered back. Time and memory O(occurrences + k_i * s_max) per instance, independent of m.
-    Returns H (n, m) int8 and the values (n,).
-    """
+def _solve_rows(indptr, indices, counts, idx, w, p0, m):
+    """GFM for samples given as rows of one 0/1 label matrix in compressed rows (the arrays of a CSR
+    matrix; ``counts`` its row lengths): instance i's sample is the rows ``idx[i]`` (n, K) with
+    normalised weights ``w[i]``, P(y = 0) = ``p0[i]``. The compiled kernel
+    (:func:`._kernels.gfm_rows`) builds each instance's P over its labels with mass only. Returns
+    H (n, m) int8 and the values (n,)."""
+    n = idx.shape[0]
     H = np.zeros((n, m), dtype=np.int8)
-    V = p0.astype(np.float64, copy=True)
-    if not len(inst):
+    V = np.empty(n)
+    if n == 0:
         return H, V
-    key = inst.astype(np.int64) * m + lab
-    pairs, pair_of = np.unique(key, return_inverse=True)  # (instance, label), sorted
-    pinst, plab = pairs // m, pairs % m
-    k = np.bincount(pinst, minlength=n)  # labels with mass per instance
-    first = np.concatenate([[0], np.cumsum(k)])  # pairs of instance i: first[i]:first[i + 1]
-    local = np.arange(len(pairs)) - first[pinst]  # a label's row in its instance's block
-    order = np.argsort(pair_of, kind="stable")  # occurrences grouped by instance, sample order kept
-    o_pair, o_cnt, o_wt = pair_of[order], cnt[order], wt[order]
-    o_first = np.searchsorted(pinst[o_pair], np.arange(n + 1))  # occurrences of instance i
-    smax = int(cnt.max())
-    cap = max(1, budget // (8 * 8 * smax))  # instances x padded labels per chunk
-    todo = np.flatnonzero(k > 0)
-    start = 0
-    while start < len(todo):
-        run = np.maximum.accumulate(k[todo[start : start + cap]])  # padded width if stopped here
-        q = int(np.searchsorted(run * np.arange(1, len(run) + 1) > cap, True))
-        q = max(1, q)
-        ii = todo[start : start + q]
-        start += q
-        kmax = int(run[q - 1])
-        a, b = o_first[ii[0]], o_first[ii[-1] + 1]
-        op = o_pair[a:b]
-        row = np.searchsorted(ii, pinst[op])  # the instance's position in the chunk
-        S = int(o_cnt[a:b].max())
-        flat = (row * kmax + local[op]) * S + (o_cnt[a:b] - 1)
-        A = np.bincount(flat, weights=o_wt[a:b], minlength=q * kmax * S).reshape(q, kmax, S)
-        h, V[ii], _ = _solve_blocks(A, p0[ii])
-        sel = np.arange(first[ii[0]], first[ii[-1] + 1])  # the chunk's pairs (others have k = 0)
-        H[pinst[sel], plab[sel]] = h[np.searchsorted(ii, pinst[sel]), local[sel]]
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    live = counts[idx] * (w > 0)
+    smax = int(live.max()) if live.size else 0
+    evals, walked = np.zeros(n, np.int64), np.zeros(n, np.int8)
+    # the label matrix's index arrays as they are when both are 32-bit (no copy), else 64-bit
+    itype = np.int32 if indptr.dtype == np.int32 and indices.dtype == np.int32 else np.int64
+    gfm_rows(
+        np.ascontiguousarray(indptr, dtype=itype),
+        np.ascontiguousarray(indices, dtype=itype),
+        np.ascontiguousarray(counts, dtype=itype),
+        idx,
+        w,
+        np.ascontiguousarray(p0, dtype=np.float64),
+        smax,
+        _MARGIN,
+        TIE_TOL,
+        _ORDER_COSTS,
+        H,
+        V,
+        evals,
+        walked,
+    )
+    log.debug(
+        "gfm from samples: %d instances, %d labels, %.2f sizes evaluated per instance, labels put in "
+        "order by walking all labels for %d instances",
+        n,
+        m,
+        evals.mean(),
+        int(walked.sum()),
+    )
     return H, V
-
-
-def _gfm_all_labels(Y, w, p0, smax):
-    """GFM on dense samples Y (n, K, m) with weights w (n, K), P built over all m labels."""
-    return _solve_blocks(np.ascontiguousarray(p_counts(Y, w, False, smax=smax)), p0)[:2]
 
 
 @single_threaded_blas
@@ -439,43 +430,22 @@ def gfm_from_samples(Y, weights=None):
     m = Y.shape[-1]
     if smax == 0:
         return out(np.zeros((len(p0), m), np.int8), p0, single)
-    if sparse:
-        labels, comp = np.unique(Y.indices, return_inverse=True)
-        rows_of_nz = np.repeat(np.arange(Y.shape[0]), np.diff(Y.indptr))
-        Pc = np.bincount(
-            comp.ravel() * smax + (s[0, rows_of_nz] - 1), weights=w[0, rows_of_nz], minlength=len(labels) * smax
-        ).reshape(1, len(labels), smax)
-        h, v, _ = _solve_blocks(Pc, p0)
-        H = np.zeros((1, m), np.int8)
-        H[0, labels] = h[0]
-        return out(H, v, single)
-    n, S = Y.shape[:2]
+    if sparse:  # one sample: its rows, in compressed form
+        H, V = _solve_rows(Y.indptr, Y.indices, s[0], np.arange(Y.shape[0])[None], w, p0, m)
+        return out(H, V, single)
+    n, K = Y.shape[:2]
     H = np.zeros((n, m), dtype=np.int8)
     V = p0.copy()
-    if Y[:64].any(axis=1).sum(axis=1).mean() > DENSE_MASS * m:
-        # most labels occur in each instance's sample (judged on the first instances): P over
-        # all m labels costs less than gathering each instance's labels with mass
-        for sl in chunks(n, 8 * m * smax * 3 + S * m, budget=8 * 2**20):
-            H[sl], V[sl] = _gfm_all_labels(Y[sl], w[sl], p0[sl], smax)
-        return out(H, V, single)
-    # Chunks of instances bound the index arrays of the occurrences read from the dense sample.
-    for sl in chunks(n, S * m + 8 * 4 * smax * S, budget=CHUNK_BYTES):
+    # Chunks of instances bound the occurrences read from the dense sample: its rows in compressed
+    # form (row instance * K + j).
+    for sl in chunks(n, K * m + 16 * K * smax, budget=CHUNK_BYTES):
+        q = sl.stop - sl.start
         flat = np.flatnonzero(Y[sl].view(np.bool_))  # values are 0/1: a bool view is exact
-        row, lab = np.divmod(flat, m)  # row = instance * S + sample
-        wt = w[sl].ravel()[row]
-        keep = wt > 0
-        row, lab, wt = row[keep], lab[keep], wt[keep]
-        H[sl], V[sl] = _gfm_occurrences(sl.stop - sl.start, m, row // S, lab, s[sl].ravel()[row], wt, p0[sl])
+        row, lab = np.divmod(flat, m)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=q * K))])
+        idx = np.arange(q * K).reshape(q, K)
+        H[sl], V[sl] = _solve_rows(indptr, lab, s[sl].ravel(), idx, w[sl], p0[sl], m)
     return out(H, V, single)
-
-
-def _mean_labels_with_mass(Yc, idx):
-    """Mean number of distinct labels in the samples ``idx`` (n, K) of rows of the CSR matrix ``Yc``."""
-    if idx.shape[0] == 0:
-        return 0.0
-    sub = Yc[idx.ravel()].tocoo()
-    pairs = (sub.row // idx.shape[1]).astype(np.int64) * Yc.shape[1] + sub.col
-    return np.count_nonzero(np.bincount(pairs, minlength=idx.shape[0] * Yc.shape[1])) / idx.shape[0]
 
 
 def _sample_rows_input(Y, rows, weights):
@@ -547,33 +517,7 @@ def gfm_from_sample_rows(Y, rows, weights=None):
     ([[1, 0, 0], [0, 0, 0]], [0.5833, 0.5])
     """
     Yc, idx, w = _sample_rows_input(Y, rows, weights)
-    n, K = idx.shape
     m = Yc.shape[1]
     counts = np.diff(Yc.indptr)
-    s = counts[idx]  # (n, K)
-    p0 = (w * (s == 0)).sum(axis=1)
-    H = np.zeros((n, m), dtype=np.int8)
-    V = p0.copy()
-    if n and _mean_labels_with_mass(Yc, idx[:32]) > DENSE_MASS * m:
-        # most labels occur in each instance's sample: read the samples densely, P over all labels
-        smax = max(1, int(s.max()))
-        for sl in chunks(n, 8 * m * smax * 3 + 2 * K * m, budget=8 * 2**20):
-            Yd = Yc[idx[sl].ravel()].toarray().astype(np.int8, copy=False).reshape(sl.stop - sl.start, K, m)
-            H[sl], V[sl] = _gfm_all_labels(Yd, w[sl], p0[sl], smax)
-        return H, V
-    per = max(1, int(np.ceil(counts.mean() * K))) if len(counts) else 1
-    for sl in chunks(n, 80 * per, budget=CHUNK_BYTES):
-        ri = idx[sl].ravel()
-        wi = w[sl].ravel()
-        live = (wi > 0) & (counts[ri] > 0)
-        sample = np.flatnonzero(live)  # sample rows (instance * K + j) with labels and weight
-        ln = counts[ri[sample]]
-        tot = int(ln.sum())
-        if tot == 0:
-            continue
-        owner = np.repeat(sample, ln)
-        pos = np.repeat(Yc.indptr[ri[sample]], ln) + (np.arange(tot) - np.repeat(np.cumsum(ln) - ln, ln))
-        H[sl], V[sl] = _gfm_occurrences(
-            sl.stop - sl.start, m, owner // K, Yc.indices[pos], counts[ri[owner]], wi[owner], p0[sl]
-        )
-    return H, V
+    p0 = (w * (counts[idx] == 0)).sum(axis=1)
+    return _solve_rows(Yc.indptr, Yc.indices, counts, idx, w, p0, m)
