@@ -46,10 +46,10 @@ from bench_gfm_scale import make_p
 from numba import njit
 from threadpoolctl import threadpool_limits
 
+import fmeasure.inference._kernels as K
 from fmeasure._arrays import TIE_TOL
 from fmeasure.inference import general as G
 from fmeasure.inference import gfm_from_p
-from fmeasure.inference._kernels import _column, _stats_one, gfm_p, p_stats
 
 
 def w_sk(S, m):
@@ -129,7 +129,7 @@ def columns_only(A, evals, reps):  # pragma: no cover - compiled
     D = np.empty(m + 1)
     acc = 0.0
     for i in range(n):
-        _stats_one(A, i, lo, rows, cols)
+        K._stats_one(A, i, lo, rows, cols)
         r = 0
         for j in range(m):
             if rows[i, j] > 0.0:
@@ -147,7 +147,7 @@ def columns_only(A, evals, reps):  # pragma: no cover - compiled
                 PT[s, t] = max(A[i, idx[t], s], 0.0)
         for _ in range(reps):
             for e in range(evals[i]):
-                _column(PT, r, S, W[min(r, 1 + e) - 1], D)
+                K._column(PT, r, S, W[min(r, 1 + e) - 1], D)
                 acc += D[0]
     return acc
 
@@ -204,12 +204,12 @@ def main(argv=None):
         evals = np.zeros(n, np.int64)
         step = {}
         for _ in range(args.repeats):
-            _, c, _ = cpu(lambda: G._check_chunk_p(A, p0, 0, stats=p_stats(A)))
+            _, c, _ = cpu(lambda: G._check_chunk_p(A, p0, 0, stats=K.p_stats(A)))
             step["read P"] = min(step.get("read P", np.inf), c)
             for stop in range(4):
                 H, V = np.zeros((n, m), np.int8), np.empty(n)
                 sums = np.empty(n), np.empty((n, m)), np.zeros((n, S))
-                _, c, _ = cpu(gfm_p, A, p0, G._MARGIN, TIE_TOL, H, V, evals, *sums, stop)
+                _, c, _ = cpu(K.gfm_p, A, p0, G._MARGIN, TIE_TOL, H, V, evals, *sums, stop)
                 step[stop] = min(step.get(stop, np.inf), c)
             _, c0, _ = cpu(columns_only, A, evals, 0)
             _, c1, _ = cpu(columns_only, A, evals, 1)

@@ -1,9 +1,11 @@
 """Compiled (numba) kernels of GFM from the matrix P, one instance at a time.
 
-:func:`p_stats` reads a batch of P matrices once and returns what validation needs (each
-instance's smallest entry, row sums and column sums). :func:`gfm_p` then solves each instance
-exactly, reading only its active rows (labels with mass) and the counts s up to its largest one
-with mass S:
+:func:`gfm_p` solves a batch of P matrices (:func:`fmeasure.inference.gfm_from_p`), reading each
+instance once for the sums that validate it (the same as :func:`p_stats`'s) and then only its
+active rows (labels with mass) and the counts s up to its largest one with mass S.
+:func:`gfm_rows` solves instances whose samples are rows of one 0/1 label matrix in compressed
+form (the sample routes): it builds each instance's P over its labels with mass from the rows'
+occurrences, then runs the same search (:func:`_solve_dense`):
 
 * the upper bound E_k <= sum_s 2 S_s / (s + k) (S_s the column sums of P) is computed for every
   size k up to the number r of active labels (larger sizes cannot win);
@@ -18,14 +20,16 @@ with mass S:
   choice (first maximum: the empty prediction, then the smallest size; within a column the lowest
   label index on ties) is the same as evaluating every size.
 
-Each evaluated column is sorted by insertion from the previous column's order, which the next
-column mostly keeps (the weights 2 / (s + k) change smoothly with k); the first one starts from a
-counting sort on the entries' binary exponents. Time per instance O(m S_i + c r S_i) plus the
-sorts' swaps for c evaluated sizes, against O(m^2 S) for forming all of Delta; memory O(m S)
-besides the input.
+Of each evaluated column only the largest entries that the sizes still in reach need are sorted
+(:func:`_top`): for the first column, those in the top buckets of a counting sort on the entries'
+binary exponents; for the next ones, the previous column's set and the entries that overtake it,
+by insertion from the previous order, which the next column mostly keeps (the weights 2 / (s + k)
+change smoothly with k). Time per instance O(m S_i + c r S_i) for c evaluated sizes plus the sorts
+of the sets (O(r) and the swaps), against O(m^2 S) for forming all of Delta; memory O(m S) for
+the whole batch besides the input and output.
 
-:func:`gfm_count_values` and :func:`gfm_split_values` (the F-trees' split search) run the same
-search on count vectors in compressed form (:func:`_solve`).
+:func:`gfm_count_values` and :func:`gfm_split_values` (the F-trees' split search) run the earlier
+form of the search on count vectors in compressed form (:func:`_solve`).
 """
 
 from __future__ import annotations

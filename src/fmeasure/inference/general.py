@@ -11,22 +11,29 @@ Conventions:
 * Ties: between sizes, the smallest k wins (the empty prediction first); within the k-th column,
   equal Delta values are broken towards the lowest label index.
 
-Speed: GFM from P (:func:`gfm_from_p`, and the sample routes :func:`gfm_from_samples` and
-:func:`gfm_from_sample_rows` once they have built P) runs a compiled search, one instance at a
-time (:func:`._kernels.gfm_p`): labels whose P-row is zero and counts s above the largest one with
-mass are dropped (r labels, S counts remain); every size k starts with the bound
-E_k <= sum_s 2 S_s / (s + k) (S_s the column sums of P); the size of largest bound still in reach
-is evaluated (one column of Delta, r S multiply-adds, sorted by insertion from the previous
-column's order), each evaluated column bounds every other size, and the search stops when no bound
-reaches the best value found. Time O(m S) to read P plus O(c r (S + 1)) for c sizes evaluated per
-instance (c is small when the distribution is peaked, at most r), plus the swaps of the sorts;
-memory O(m S) besides the input. :func:`_reference_blocks` is the plain batched computation
-(Delta for a chunk of instances as one matrix product, every column sorted) that the search is
-tested against. The sample routes build each instance's P over the k_i labels that occur in its
-sample only (in label order, padded to the largest k_i of a chunk of instances), so their cost
-follows the labels with mass, not the number of labels m. For Delta (:func:`gfm`), columns k that
-provably cannot win are skipped: E_k <= min(colsum_k, k * colmax_k), compared with
-max(P(y = 0), E_1).
+Speed: GFM from P runs a compiled search, one instance at a time (:mod:`._kernels`). Labels
+whose P-row is zero and counts s above the largest one with mass are dropped (r labels, S counts
+remain); every size k starts with the bound E_k <= sum_s 2 S_s / (s + k) (S_s the column sums of
+P); the size of largest bound still in reach is evaluated (one column of Delta, r S multiply-adds,
+and its largest entries sorted: only as many as the sizes still in reach need), each evaluated
+column bounds every other size, and the search stops when no bound reaches the best value found.
+The prediction and value are those of evaluating every size (same tie rules). Time per instance
+O(m S) to read P (:func:`gfm_from_p`) plus O(c r S) for the c sizes evaluated (c is small when the
+distribution is peaked: about 6 of 101 on Mediamill-shaped P, at most r), plus the sorts; no
+Python loop over instances. :func:`_reference_blocks` is the plain batched computation (Delta of a
+chunk of instances as one matrix product, every column sorted) that the search is tested and
+benchmarked against (``benchmarks/bench_gfm_floor.py``).
+
+The sample routes (:func:`gfm_from_samples`, :func:`gfm_from_sample_rows`) read each instance's
+sample rows in compressed form in the same compiled pass that builds its P over the k labels that
+occur in its sample (in label order, so ties still go to the lowest label index) and searches it:
+O(occurrences + k S + min(m, k log k)) per instance plus the search, so their cost follows the
+labels with mass, not the number of labels m. Putting the k labels in label order is the one step
+where m enters: walking all m labels' marks or sorting the k labels, whichever the measured cost
+model (:data:`_ORDER_COSTS`) finds cheaper for that instance.
+
+For Delta (:func:`gfm`), columns k that provably cannot win are skipped:
+E_k <= min(colsum_k, k * colmax_k), compared with max(P(y = 0), E_1).
 """
 
 from __future__ import annotations
@@ -349,7 +356,9 @@ def gfm_from_p(P, p_zero):
 #: nanoseconds per step of the two ways of putting an instance's k labels with mass (of m labels)
 #: in label order in the sample routes (:func:`._kernels.walks_all_labels`): walking all m labels'
 #: marks (per label, per label with mass) or sorting the k labels (fixed, per k log2(k + 1)).
-#: Measured on one core (benchmarks/bench_gfm_labels.py prints both ways' times where they differ).
+#: Measured on one core with compiled loops of each step (a walk takes 0.2-0.6 ns per label, a
+#: sort about 200 ns plus 1.4-3.5 ns per k log2(k + 1), for m from 6 to 3,993 and k up to 1,500);
+#: benchmarks/bench_gfm_labels.py times both ways on shapes from scene to eurlex-shape.
 _ORDER_COSTS = np.array([0.25, 1.2, 200.0, 3.0])
 
 
@@ -403,8 +412,10 @@ def gfm_from_samples(Y, weights=None):
     """GFM straight from label samples: the fast path for kNN neighbourhoods and PCC samples.
 
     Equivalent to ``gfm_from_p(*fmeasure.estimation.p_matrix(Y, weights))`` (same prediction and
-    value) but never forms an (m, m) matrix for a sparse sample: only the labels that occur and
-    the counts that occur enter the computation.
+    value) but never forms an (m, m) matrix: only the labels that occur and the counts that occur
+    enter the computation (one compiled pass per instance, :func:`._kernels.gfm_rows`). A dense
+    sample is read once (K m bytes per instance for K vectors) to find its nonzeros; the rest costs
+    O(occurrences + k s_max) for the k labels that occur, plus the search.
 
     Parameters
     ----------
@@ -491,7 +502,8 @@ def gfm_from_sample_rows(Y, rows, weights=None):
     Same prediction and value as ``gfm_from_samples(Y[rows], weights)`` (Y dense), without ever
     forming the (n, n_samples, m) sample: the labels of the chosen rows are read from Y in sparse
     form, and each instance costs O(occurrences + k_i * s_max) for the k_i labels that occur in its
-    sample and its largest count s_max, whatever the number of labels m.
+    sample and its largest count s_max, plus min(m, k_i log k_i) to put them in label order and
+    the search; memory O(m s_max) for the whole call besides the output.
 
     Parameters
     ----------
