@@ -47,12 +47,14 @@ def _stats_one(A, i, lo, rows, cols):  # pragma: no cover - compiled
     mn = np.inf
     for j in range(m):
         acc = 0.0
+        mr = np.inf  # the row's own minimum: short dependency chains, rows overlap
         for s in range(S):
             a = A[i, j, s]
-            mn = min(mn, a)
+            mr = min(mr, a)
             acc += a
             cols[i, s] += a
         rows[i, j] = acc
+        mn = min(mn, mr)
     lo[i] = mn
 
 
@@ -259,9 +261,9 @@ def _top(D, r, need, order, X, ntop, cnt):  # pragma: no cover - compiled
     among the ``need`` largest), and the set is sorted by insertion from its previous order (the
     next column mostly keeps it). Otherwise (the first column) a counting sort on the top bits of
     the entries (a positive float64's bits grow with its value: the exponent and the two leading
-    bits of the mantissa) finds the buckets of the largest entries, and only those are sorted.
-    Entries below 2^-64 times the largest share the lowest bucket. ``cnt``: work array of
-    _BUCKETS + 1 entries.
+    bits of the mantissa) puts the entries in ascending buckets, and only the largest buckets are
+    sorted (:func:`_extend` sorts more of them later). Entries below 2^-64 times the largest share
+    the lowest bucket. ``cnt``: work array of _BUCKETS + 1 entries.
     """
     if ntop >= need:
         a = r - ntop
@@ -285,27 +287,28 @@ def _top(D, r, need, order, X, ntop, cnt):  # pragma: no cover - compiled
         cnt[q] = 0
     for t in range(r):
         cnt[min(top - (bits[t] >> 50), _BUCKETS - 1)] += 1  # bucket 0: the largest entries
-    last = 0  # the buckets 0..last hold at least ``need`` entries
-    n = cnt[0]
-    while n < need:
-        last += 1
-        n += cnt[last]
-    pos = r - n  # bucket q goes to [start_q, start_q + cnt[q]), the largest entries last
-    for q in range(last, -1, -1):
+    pos = 0  # ascending: the last bucket first, bucket 0 at the end
+    for q in range(_BUCKETS - 1, -1, -1):
         c = cnt[q]
         cnt[q] = pos
         pos += c
-    low = 0
     for t in range(r):
         q = min(top - (bits[t] >> 50), _BUCKETS - 1)
-        if q <= last:
-            order[cnt[q]] = t
-            cnt[q] += 1
-        else:
-            order[low] = t
-            low += 1
-    _insertion(D, order, r - n, r, X)
-    return n
+        order[cnt[q]] = t
+        cnt[q] += 1
+    return _extend(D, r, need, order, X, cnt)  # cnt[q]: the end of bucket q, the start of q - 1
+
+
+@njit(cache=True, nogil=True)
+def _extend(D, r, need, order, X, cnt):  # pragma: no cover - compiled
+    """After :func:`_top`'s counting sort (``order`` in ascending buckets, ``cnt[q]`` the end of
+    bucket q, ``cnt[_BUCKETS]`` = 0), sort the top buckets that hold at least ``need`` entries and
+    return how many they hold; buckets sorted before (the largest) are passed over in O(1) each."""
+    q = 0
+    while r - cnt[q + 1] < need:
+        q += 1
+    _insertion(D, order, cnt[q + 1], r, X)
+    return r - cnt[q + 1]
 
 
 @njit(cache=True, nogil=True)
@@ -370,7 +373,7 @@ def _solve_dense(
             while khi >= 1 and U[khi - 1] < max(best, e) - margin:
                 khi -= 1
             if khi > ntop:
-                ntop = _top(D, r, khi, order, X, 0, cnt)
+                ntop = _extend(D, r, khi, order, X, cnt)
         else:
             ntop = _top(D, r, max(kb, khi), order, X, ntop, cnt)
         nev += 1
