@@ -526,14 +526,15 @@ def walks_all_labels(m, k, costs):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def gfm_rows(
-    indptr, indices, counts, idx, w, p0, smax, margin, tie, costs, H, V, evals, walked, stop=3
+    indptr, indices, counts, idx, w, p0, smax, rmax, margin, tie, costs, H, V, evals, walked, stop=3
 ):  # pragma: no cover - compiled
     """Exact GFM for instances whose samples are rows of one 0/1 label matrix in compressed rows.
 
     Row q of the matrix holds the labels ``indices[indptr[q]:indptr[q + 1]]`` (``counts[q]`` of
     them); instance i's sample is the rows ``idx[i]`` with weights ``w[i]`` (normalised; rows of
-    weight 0 are left out), P(y = 0) = ``p0[i]``, and no row of a sample has more than ``smax``
-    labels. Fills H (n, m) int8 (zeros on entry), V (n,), ``evals`` (n,) the Delta columns
+    weight 0 are left out), P(y = 0) = ``p0[i]``, no row of a sample has more than ``smax``
+    labels and no sample more than ``rmax`` labels with mass (1 <= rmax <= m; it sizes the work
+    arrays). Fills H (n, m) int8 (zeros on entry), V (n,), ``evals`` (n,) the Delta columns
     evaluated and ``walked`` (n,) 1 where the labels were put in order by walking all m labels.
     ``stop`` as in :func:`gfm_p` (0: after building P, 1: after the bounds, 2: after the search).
 
@@ -542,23 +543,21 @@ def gfm_rows(
     are read, then put in label order (so that ties go to the lowest label index), by walking the
     marks of all m labels or by sorting the k labels, whichever :func:`walks_all_labels` finds
     cheaper under the measured ``costs``; P over them (transposed, (S, k)) is summed in sample
-    order, then :func:`_solve_dense` and :func:`_choose`. Memory O(m S) for all instances.
+    order, then :func:`_solve_dense` and :func:`_choose`. Memory O(m + rmax S) for all instances.
     """
     n, K = idx.shape
     m = H.shape[1]
     sm = max(1, smax)
-    W = np.empty((m, sm))
-    for k in range(1, m + 1):
-        for s in range(1, sm + 1):
-            W[k - 1, s - 1] = 2.0 / (s + k)
+    rm = max(1, min(m, rmax))
+    W = _weights(rm, sm)
     WT = np.ascontiguousarray(W.T)
     mark = np.full(m, -1, np.int64)
     pos = np.empty(m, np.int64)
     lab = np.empty(m, np.int64)
-    PT = np.empty((sm, m))
-    D, order, X, U, E, cs = _work(m, sm)
-    Cs = np.empty((min(m, _KEEP), m + 1))
-    slot = np.empty(m, np.int64)
+    PT = np.empty((sm, rm))
+    D, order, X, U, E, cs = _work(rm, sm)
+    Cs = np.empty((min(rm, _KEEP), rm + 1))
+    slot = np.empty(rm, np.int64)
     cnt = np.empty(_BUCKETS + 1, np.int64)
     for i in range(n):
         k = 0

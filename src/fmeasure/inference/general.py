@@ -377,6 +377,7 @@ def _solve_rows(indptr, indices, counts, idx, w, p0, m):
     w = np.ascontiguousarray(w, dtype=np.float64)
     live = counts[idx] * (w > 0)
     smax = int(live.max()) if live.size else 0
+    rmax = int(live.sum(axis=1).max()) if live.size else 0  # at least the labels with mass
     evals, walked = np.zeros(n, np.int64), np.zeros(n, np.int8)
     # the label matrix's index arrays as they are when both are 32-bit (no copy), else 64-bit
     itype = np.int32 if indptr.dtype == np.int32 and indices.dtype == np.int32 else np.int64
@@ -388,6 +389,7 @@ def _solve_rows(indptr, indices, counts, idx, w, p0, m):
         w,
         np.ascontiguousarray(p0, dtype=np.float64),
         smax,
+        rmax,
         _MARGIN,
         TIE_TOL,
         _ORDER_COSTS,
