@@ -11,6 +11,7 @@ from _dists import exp_f_plain
 from fmeasure import estimation as est
 from fmeasure.inference import expected_f, gfm_from_p, gfm_from_sample_rows, gfm_from_samples
 from fmeasure.inference import general as G
+from fmeasure.inference._kernels import walks_all_labels
 
 
 def _brute(Y, w):
@@ -36,12 +37,16 @@ def _random_samples(rng, n, S, m, ties):
     return Y, w
 
 
-@pytest.mark.parametrize("path", ["chosen", "all labels", "labels with mass"])
+#: _ORDER_COSTS that force one way of putting the labels with mass in label order
+FORCE = {"walk all labels": np.array([0.0, 0.0, 1e300, 1e300]), "sort the labels": np.array([1e300, 1e300, 0.0, 0.0])}
+
+
+@pytest.mark.parametrize("path", ["chosen", "walk all labels", "sort the labels"])
 @pytest.mark.parametrize("seed", range(6))
 def test_small_problems_match_brute_force_and_the_p_route(seed, path, monkeypatch):
-    # the dense sample's two paths, each forced, and the one the mean number of labels with mass picks
+    # each way of ordering the labels with mass, forced, and the one the cost model picks
     if path != "chosen":
-        monkeypatch.setattr(G, "DENSE_MASS", 0.0 if path == "all labels" else 1.0)
+        monkeypatch.setattr(G, "_ORDER_COSTS", FORCE[path])
     rng = np.random.default_rng(seed)
     n, S, m = 12, int(rng.integers(1, 9)), int(rng.integers(1, 11))
     Y, w = _random_samples(rng, n, S, m, ties=seed % 2 == 0)
@@ -100,27 +105,40 @@ def test_large_m_matches_the_all_labels_computation():
     np.testing.assert_allclose(expected_f(Y, wn, h), v, atol=1e-12)
 
 
-def test_blocks_are_as_wide_as_the_labels_with_mass(monkeypatch):
-    """The compact blocks GFM runs on have one row per label that occurs in the chunk's samples
-    (padded to the chunk's largest count of them), never one per label of m."""
+def _spy_walked(monkeypatch):
+    """Record, per call of the sample routes' kernel, which instances walked all m labels."""
+    walked = []
+    inner = G.gfm_rows
+
+    def spy(*args):
+        inner(*args)
+        walked.append(args[-1].astype(bool))
+
+    monkeypatch.setattr(G, "gfm_rows", spy)
+    return walked
+
+
+def test_ordering_the_labels_follows_the_cost_model_and_both_ways_agree(monkeypatch):
+    """Labels with mass are put in label order by walking all m labels when m is small against
+    k log k (few labels, or most of them with mass), by sorting them otherwise; either way the
+    same predictions and values."""
     rng = np.random.default_rng(5)
-    n, S, m = 60, 10, 4000
+    n, S, m = 30, 10, 4000
     Y = _zipf_samples(rng, n, S, m)
     k = Y.any(axis=1).sum(axis=1)
-    widths = []
-    inner = G._gfm_compact
-
-    def spy(A, p0, colS=None):
-        widths.append(A.shape[1])
-        return inner(A, p0, colS)
-
-    monkeypatch.setattr(G, "_gfm_compact", spy)
+    walked = _spy_walked(monkeypatch)
     h, v = gfm_from_samples(Y)
-    assert widths and max(widths) == k.max() < m // 20
     hr, vr = gfm_from_sample_rows(Y.reshape(n * S, m), np.arange(n * S).reshape(n, S))
     np.testing.assert_array_equal(h, hr)
     np.testing.assert_allclose(v, vr, atol=1e-12)
-    assert max(widths) == k.max()
+    want = np.array([walks_all_labels(m, int(ki), G._ORDER_COSTS) for ki in k])
+    for got in walked:
+        np.testing.assert_array_equal(got, want)
+    for path, costs in FORCE.items():
+        monkeypatch.setattr(G, "_ORDER_COSTS", costs)
+        hf, vf = gfm_from_samples(Y)
+        np.testing.assert_array_equal(hf, h, err_msg=path)
+        np.testing.assert_allclose(vf, v, atol=1e-12, err_msg=path)
 
 
 def test_sample_rows_equal_the_gathered_sample_with_padding_and_empty_rows():
@@ -150,3 +168,35 @@ def test_sample_rows_equal_the_gathered_sample_with_padding_and_empty_rows():
 def test_sample_rows_errors(args, match):
     with pytest.raises(ValueError, match=match):
         gfm_from_sample_rows(*args)
+
+
+@pytest.mark.parametrize(
+    "shape, m, card, skew, K, walks",
+    [
+        ("scene", 6, 1.07, 0.5, 20, True),
+        ("yeast", 14, 4.24, 0.5, 20, True),
+        ("enron", 53, 3.38, 1.0, 20, True),
+        ("eurlex-shape, a forest's leaf pool", 3993, 5.3, 0.7, 250, True),
+        ("eurlex-shape, three neighbours", 3993, 5.3, 0.7, 3, False),
+    ],
+)
+def test_the_paper_shapes_and_eurlex_shape_take_the_cheaper_way(shape, m, card, skew, K, walks, monkeypatch):
+    """Few labels (the paper's scene, yeast, enron), or a large part of eurlex-shape's 3,993 labels
+    with mass (its forest's samples): walking all labels costs less than sorting those with mass;
+    a few labels with mass out of thousands: sorting them. Either way P holds the labels with mass
+    only, so neither shape pays for the other's (eurlex-shape's forest paid several times more when
+    P was built over all labels from the dense samples). Same predictions as from the dense samples."""
+    rng = np.random.default_rng(len(shape))
+    n = 4
+    freq = 1.0 / np.arange(1, m + 1) ** skew
+    freq = np.minimum(0.95, freq * card / freq.sum())
+    Y = (rng.random((n, K, m)) < freq).astype(np.int8)
+    Y[Y.sum(axis=2) > 24] = 0
+    k = Y.any(axis=1).sum(axis=1)
+    walked = _spy_walked(monkeypatch)
+    h, v = gfm_from_sample_rows(sp.csr_array(Y.reshape(n * K, m)), np.arange(n * K).reshape(n, K))
+    want = [walks_all_labels(m, int(ki), G._ORDER_COSTS) for ki in k]
+    assert walked[0].tolist() == want == [walks] * n, (shape, k.tolist())
+    h2, v2 = gfm_from_samples(Y)
+    np.testing.assert_array_equal(h, h2)
+    np.testing.assert_allclose(v, v2, atol=1e-12)

@@ -187,3 +187,40 @@ def test_split_values_equal_the_value_kernel_on_both_sides(m):
             for part, v in zip(parts, (vl, vr)):
                 best = max(np.mean([exp_f_plain(Y[[j]], [1.0], h) for j in part]) for h in H)
                 assert v == pytest.approx(best, abs=1e-12)
+
+
+def _check_top(D, need, order, X, n):
+    r = len(D)
+    assert n >= need and sorted(order[:r].tolist()) == list(range(r))  # a permutation
+    region = order[r - n : r]
+    np.testing.assert_array_equal(X[r - n : r], D[region])
+    assert np.all(np.diff(X[r - n : r]) >= 0)  # sorted ascending
+    np.testing.assert_array_equal(np.sort(X[r - n : r])[-need:], np.sort(D)[-need:])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_top_sorts_the_largest_entries_a_column_needs(seed):
+    """_top: a counting sort on the exponents for the first column, then the previous set and
+    the entries that overtake it; ties, entries far below the largest, and orders far from sorted
+    (the insertion's fallback to a full sort)."""
+    from fmeasure.inference._kernels import _BUCKETS, _top
+
+    rng = np.random.default_rng(seed)
+    r = 700
+    cnt = np.empty(_BUCKETS + 1, np.int64)
+    order, X = np.empty(r + 1, np.int64), np.empty(r + 1)
+    columns = [
+        rng.random(r),
+        np.round(rng.random(r), 1) + 0.05,  # many equal entries
+        np.where(rng.random(r) < 0.5, 1e-30, 1.0) * rng.random(r),  # entries below 2^-64 of the top
+        np.full(r, 0.25),
+        np.linspace(1.0, 2.0, r) ** (seed + 1),  # one bucket holds most entries
+    ]
+    for D in columns:
+        for need in (1, 7, 150, r):
+            n = _top(D, r, need, order, X, 0, cnt)
+            _check_top(D, need, order, X, n)
+            D2 = D[::-1] * rng.uniform(0.9, 1.1, r)  # the next column: another order
+            need2 = max(1, need // 2)
+            n2 = _top(D2, r, need2, order, X, n, cnt)
+            _check_top(D2, need2, order, X, n2)

@@ -1,23 +1,35 @@
 """Compiled (numba) kernels of GFM from the matrix P, one instance at a time.
 
-:func:`p_stats` reads a batch of P matrices once and returns what validation needs (each
-instance's smallest entry, row sums and column sums). :func:`gfm_p` then solves each instance
-exactly, reading only its active rows (labels with mass) and the counts s up to its largest one
-with mass:
+:func:`gfm_p` solves a batch of P matrices (:func:`fmeasure.inference.gfm_from_p`), reading each
+instance once for the sums that validate it (the same as :func:`p_stats`'s) and then only its
+active rows (labels with mass) and the counts s up to its largest one with mass S.
+:func:`gfm_rows` solves instances whose samples are rows of one 0/1 label matrix in compressed
+form (the sample routes): it builds each instance's P over its labels with mass from the rows'
+occurrences, then runs the same search (:func:`_solve_dense`):
 
 * the upper bound E_k <= sum_s 2 S_s / (s + k) (S_s the column sums of P) is computed for every
   size k up to the number r of active labels (larger sizes cannot win);
 * the size of largest bound still in reach is evaluated exactly (Delta column k = P W[:, k], its k
   largest entries summed), starting at the expected label count; each evaluated column j bounds
   every other size through E_k <= R[j, k] C_j[k], with C_j[k] the sum of the k largest entries of
-  column j and R the ratio bound of :func:`fmeasure.inference.general._ratio_table`;
+  column j and R[j, k] = (S + j) / (S + k) for k > j, (1 + j) / (1 + k) for k < j (Delta_k / Delta_j
+  of a label is a weighted mean of (s + j) / (s + k) over its counts s in 1..S), and two evaluated
+  columns bound the sizes between them (convexity, :func:`_solve_dense`);
 * evaluation stops when no bound reaches the best value found (less a margin that covers the tie
   tolerance), so every size within the tie tolerance of the optimum has been evaluated and the
   choice (first maximum: the empty prediction, then the smallest size; within a column the lowest
   label index on ties) is the same as evaluating every size.
 
-Time per instance O(m S_i + (c + 1) r S_i + c r log r) for c evaluated sizes, against O(m^2 S)
-for forming all of Delta; memory O(m) besides the input.
+Of each evaluated column only the largest entries that the sizes still in reach need are sorted
+(:func:`_top`): for the first column, those in the top buckets of a counting sort on the entries'
+binary exponents; for the next ones, the previous column's set and the entries that overtake it,
+by insertion from the previous order, which the next column mostly keeps (the weights 2 / (s + k)
+change smoothly with k). Time per instance O(m S_i + c r S_i) for c evaluated sizes plus the sorts
+of the sets (O(r) and the swaps), against O(m^2 S) for forming all of Delta; memory O(m S) for
+the whole batch besides the input and output.
+
+:func:`gfm_count_values` and :func:`gfm_split_values` (the F-trees' split search) run the earlier
+form of the search on count vectors in compressed form (:func:`_solve`).
 """
 
 from __future__ import annotations
@@ -25,7 +37,25 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["p_stats", "gfm_p", "gfm_count_values", "gfm_split_values"]
+__all__ = ["p_stats", "gfm_p", "gfm_rows", "walks_all_labels", "gfm_count_values", "gfm_split_values"]
+
+
+@njit(cache=True, nogil=True)
+def _stats_one(A, i, lo, rows, cols):  # pragma: no cover - compiled
+    """Instance i of :func:`p_stats`: lo[i], rows[i] and cols[i] (zeros on entry) from A[i]."""
+    m, S = A.shape[1], A.shape[2]
+    mn = np.inf
+    for j in range(m):
+        acc = 0.0
+        mr = np.inf  # the row's own minimum: short dependency chains, rows overlap
+        for s in range(S):
+            a = A[i, j, s]
+            mr = min(mr, a)
+            acc += a
+            cols[i, s] += a
+        rows[i, j] = acc
+        mn = min(mn, mr)
+    lo[i] = mn
 
 
 @njit(cache=True, nogil=True)
@@ -39,16 +69,7 @@ def p_stats(A):  # pragma: no cover - compiled
     rows = np.empty((n, m))
     cols = np.zeros((n, S))
     for i in range(n):
-        mn = np.inf
-        for j in range(m):
-            acc = 0.0
-            for s in range(S):
-                a = A[i, j, s]
-                mn = min(mn, a)
-                acc += a
-                cols[i, s] += a
-            rows[i, j] = acc
-        lo[i] = mn
+        _stats_one(A, i, lo, rows, cols)
     return lo, rows, cols
 
 
@@ -175,17 +196,295 @@ def _solve(ptr, es, ev, r, S, W, p0, margin, tie, E, U, C, D, order, cs, dense):
 
 
 @njit(cache=True, nogil=True)
-def gfm_p(A, p0, rows, cols, margin, tie, H, V):  # pragma: no cover - compiled
-    """Exact GFM for each P matrix of A (n, m, S) with p0 (n,); fills H (n, m) int8 (zeros on entry)
-    and V (n,). ``rows`` / ``cols`` are the row and column sums from :func:`p_stats`."""
+def _column(PT, r, S, w, D):  # pragma: no cover - compiled
+    """D[t] = sum_s PT[s, t] w[s] for the r labels: one column of Delta from P transposed (S, r).
+
+    Every entry is summed over s = 1..S in order (four counts per pass over D, the same sums), so
+    equal rows of P give bit-equal entries."""
+    for t in range(r):
+        D[t] = 0.0
+    s = 0
+    while s + 3 < S:
+        w0, w1, w2, w3 = w[s], w[s + 1], w[s + 2], w[s + 3]
+        for t in range(r):
+            D[t] = (((D[t] + PT[s, t] * w0) + PT[s + 1, t] * w1) + PT[s + 2, t] * w2) + PT[s + 3, t] * w3
+        s += 4
+    while s < S:
+        ws = w[s]
+        for t in range(r):
+            D[t] += PT[s, t] * ws
+        s += 1
+
+
+@njit(cache=True, nogil=True)
+def _insertion(D, order, a, r, X):  # pragma: no cover - compiled
+    """Sort ``order[a:r]`` ascending by D and set X[p] = D[order[p]] there, by insertion from the
+    current order (O(length + swaps)); past 32 swaps per entry, by a full sort of the part."""
+    for p in range(a, r):
+        X[p] = D[order[p]]
+    moves = 0
+    for p in range(a + 1, r):
+        v = X[p]
+        if X[p - 1] <= v:
+            continue
+        t = order[p]
+        b = p - 1
+        while b >= a and X[b] > v:
+            X[b + 1] = X[b]
+            order[b + 1] = order[b]
+            b -= 1
+        X[b + 1] = v
+        order[b + 1] = t
+        moves += p - 1 - b
+        if moves > 32 * (r - a):
+            part = order[a:r].copy()
+            perm = np.argsort(D[part])
+            for q in range(r - a):
+                order[a + q] = part[perm[q]]
+                X[a + q] = D[order[a + q]]
+            return
+
+
+#: buckets of :func:`_top`'s counting sort: 4 per factor of 2 below the largest value, 64 factors of 2
+_BUCKETS = 256
+
+
+@njit(cache=True, nogil=True)
+def _top(D, r, need, order, X, ntop, cnt):  # pragma: no cover - compiled
+    """Sort the ``need`` largest entries of D[:r] (ascending) into the end of ``order[:r]``.
+
+    On return the last ``ntop'`` (>= need, returned) entries of ``order[:r]`` hold a set of labels
+    that contains ``need`` largest entries of D, sorted ascending, X[p] = D[order[p]] there; the
+    others are in the rest of ``order[:r]`` in any order. ``ntop`` >= need: the last ``ntop`` entries
+    of ``order`` hold such a set for the previous column, and its smallest entry in the new column,
+    v, bounds the new set from below: the labels outside it with D > v join it (the rest cannot be
+    among the ``need`` largest), and the set is sorted by insertion from its previous order (the
+    next column mostly keeps it). Otherwise (the first column) a counting sort on the top bits of
+    the entries (a positive float64's bits grow with its value: the exponent and the two leading
+    bits of the mantissa) puts the entries in ascending buckets, and only the largest buckets are
+    sorted (:func:`_extend` sorts more of them later). Entries below 2^-64 times the largest share
+    the lowest bucket. ``cnt``: work array of _BUCKETS + 1 entries.
+    """
+    if ntop >= need:
+        a = r - ntop
+        v = D[order[a]]
+        for p in range(a + 1, r):
+            v = min(v, D[order[p]])
+        b = a
+        for p in range(a - 1, -1, -1):  # newcomers next to the set
+            t = order[p]
+            if D[t] > v:
+                b -= 1
+                order[p] = order[b]
+                order[b] = t
+        _insertion(D, order, b, r, X)
+        return r - b
+    bits = D[:r].view(np.int64)
+    top = bits[0] >> 50
+    for t in range(1, r):
+        top = max(top, bits[t] >> 50)
+    for q in range(_BUCKETS + 1):
+        cnt[q] = 0
+    for t in range(r):
+        cnt[min(top - (bits[t] >> 50), _BUCKETS - 1)] += 1  # bucket 0: the largest entries
+    pos = 0  # ascending: the last bucket first, bucket 0 at the end
+    for q in range(_BUCKETS - 1, -1, -1):
+        c = cnt[q]
+        cnt[q] = pos
+        pos += c
+    for t in range(r):
+        q = min(top - (bits[t] >> 50), _BUCKETS - 1)
+        order[cnt[q]] = t
+        cnt[q] += 1
+    return _extend(D, r, need, order, X, cnt)  # cnt[q]: the end of bucket q, the start of q - 1
+
+
+@njit(cache=True, nogil=True)
+def _extend(D, r, need, order, X, cnt):  # pragma: no cover - compiled
+    """After :func:`_top`'s counting sort (``order`` in ascending buckets, ``cnt[q]`` the end of
+    bucket q, ``cnt[_BUCKETS]`` = 0), sort the top buckets that hold at least ``need`` entries and
+    return how many they hold; buckets sorted before (the largest) are passed over in O(1) each."""
+    q = 0
+    while r - cnt[q + 1] < need:
+        q += 1
+    _insertion(D, order, cnt[q + 1], r, X)
+    return r - cnt[q + 1]
+
+
+@njit(cache=True, nogil=True)
+def _solve_dense(
+    PT, r, S, W, WT, p0, margin, tie, E, U, D, order, X, cs, Cs, slot, cnt, stop=3
+):  # pragma: no cover - compiled
+    """GFM on one P block given transposed, PT (S, r): r labels (each with mass), counts 1..S.
+
+    ``cs`` holds the column sums of PT (the mass of each count). W (m, S'): W[k - 1, s - 1] =
+    2 / (s + k), WT its transpose. Returns (best size, value, evaluated sizes, ntop): the first value
+    within ``tie`` of the maximum (the empty prediction, value ``p0``, first), as if every size were
+    evaluated; the last ``ntop`` entries of ``order[:r]`` hold the largest entries of the last
+    evaluated column, sorted (:func:`_top`). ``stop`` 1: return after the first bounds (timing).
+
+    Search: every size k = 1..r starts with the bound E_k <= sum_s 2 cs_s / (s + k); the size of
+    largest bound still in reach is evaluated (its Delta column by :func:`_column`, C[q] = the sum
+    of its q largest entries for the sizes q in reach, by :func:`_top`), from the expected count,
+    until no bound reaches the best value found less ``margin``. An evaluated column j bounds every
+    size through E_k <= R[j, k] C_j[k] (the ratio bound of the module docstring), and two evaluated
+    columns a < b every size between them through E_k <= l C_a[k] + (1 - l) C_b[k] for
+    k = l a + (1 - l) b: 2 / (s + k) is convex in k, so each label's Delta_k is at most the same
+    combination of its Delta_a and Delta_b. Rows of ``Cs`` (at least one, r + 1 columns) keep the
+    evaluated columns' C for the second bound (``slot[k - 1]`` the row of size k, -1 if none;
+    columns evaluated when every row is taken only give the first). Sizes out of reach stay out
+    of reach (the bounds only fall, the best value only grows), so the bounds, C, the sorted
+    entries and the choice of the next size only cover the sizes up to the largest one in reach
+    (after the first column, a small part of r when r is large). E, U, D, order, X: work arrays of
+    at least r + 1 entries.
+    """
+    mass = 0.0
+    tot = 0.0
+    for s in range(S):
+        mass += cs[s] / (s + 1)
+        tot += cs[s]
+    for k in range(r):
+        U[k] = 0.0
+        E[k] = -np.inf
+        slot[k] = -1
+    for s in range(S):
+        c = cs[s]
+        for k in range(r):
+            U[k] += c * WT[s, k]
+    if stop == 1:
+        return 0, p0, 0, 0
+    nslot = Cs.shape[0]
+    used = 0
+    nev = 0
+    best = p0
+    khi = r  # the largest size still in reach: the bounds, C and the next size need no more
+    while khi >= 1 and U[khi - 1] < best - margin:
+        khi -= 1
+    kb = int(np.rint(tot / mass)) if mass > 0.0 else 1
+    kb = min(max(kb, 1), r)
+    ntop = 0
+    while True:
+        _column(PT, r, S, W[kb - 1], D)
+        if nev == 0:  # the first column: its top kb, then the sizes in reach given that value
+            ntop = _top(D, r, kb, order, X, 0, cnt)
+            e = 0.0
+            for q in range(1, kb + 1):
+                e += X[r - q]
+            while khi >= 1 and U[khi - 1] < max(best, e) - margin:
+                khi -= 1
+            if khi > ntop:
+                ntop = _extend(D, r, khi, order, X, cnt)
+        else:
+            ntop = _top(D, r, max(kb, khi), order, X, ntop, cnt)
+        nev += 1
+        row = used if used < nslot else nslot - 1  # the last row is overwritten when all are used
+        C = Cs[row]
+        C[0] = 0.0
+        for q in range(1, max(kb, khi) + 1):
+            C[q] = C[q - 1] + X[r - q]
+        e = C[kb]
+        E[kb - 1] = e
+        best = max(best, e)
+        for k in range(1, min(kb, khi + 1)):  # every size in reach bounded through column kb
+            U[k - 1] = min(U[k - 1], (1.0 + kb) / (1.0 + k) * C[k])
+        U[kb - 1] = min(U[kb - 1], e)
+        for k in range(kb + 1, khi + 1):
+            U[k - 1] = min(U[k - 1], (S + kb) / (S + k) * C[k])
+        lo = kb - 1  # the nearest evaluated sizes below and above with a kept C
+        while lo >= 1 and slot[lo - 1] < 0:
+            lo -= 1
+        hi = kb + 1
+        while hi <= r and slot[hi - 1] < 0:
+            hi += 1
+        if lo >= 1:
+            Ca = Cs[slot[lo - 1]]
+            for k in range(lo + 1, min(kb, khi + 1)):
+                lam = (kb - k) / (kb - lo)
+                U[k - 1] = min(U[k - 1], lam * Ca[k] + (1.0 - lam) * C[k])
+        if hi <= r:
+            Cb = Cs[slot[hi - 1]]  # C of size hi holds the sums up to the sizes in reach then
+            for k in range(kb + 1, min(hi, khi + 1)):
+                lam = (hi - k) / (hi - kb)
+                U[k - 1] = min(U[k - 1], lam * C[k] + (1.0 - lam) * Cb[k])
+        if used < nslot - 1:
+            slot[kb - 1] = used
+            used += 1
+        while khi >= 1 and (E[khi - 1] != -np.inf or U[khi - 1] < best - margin):
+            khi -= 1
+        ntop = min(ntop, max(kb, khi))  # the next column needs at most that many (sorted last)
+        nxt = -1
+        un = -np.inf
+        for k in range(khi):
+            if E[k] == -np.inf and U[k] > un:
+                un = U[k]
+                nxt = k + 1
+        if nxt < 0 or un < best - margin:
+            break
+        kb = nxt
+    mx = p0
+    for k in range(r):
+        mx = max(mx, E[k])
+    if p0 >= mx - tie:
+        return 0, p0, nev, ntop
+    for k in range(1, r + 1):
+        if E[k - 1] >= mx - tie:
+            return k, E[k - 1], nev, ntop
+    return 0, p0, nev, ntop
+
+
+@njit(cache=True, nogil=True)
+def _choose(PT, r, S, w, k, D, order, X, ntop, cnt, h, label):  # pragma: no cover - compiled
+    """h[label[t]] = 1 for the k largest entries t of the Delta column with weights w (ties to the
+    lowest t: every entry above the k-th largest value, then the first ones equal to it); ``order``
+    and ``ntop`` as :func:`_solve_dense` leaves them."""
+    _column(PT, r, S, w, D)
+    _top(D, r, k, order, X, ntop if ntop >= k else 0, cnt)
+    thr = X[r - k]  # the k-th largest entry
+    need = k
+    for t in range(r):
+        if D[t] > thr:
+            need -= 1
+    for t in range(r):  # those above it, then the first ones equal to it
+        if D[t] > thr:
+            h[label[t]] = 1
+        elif D[t] == thr and need > 0:
+            h[label[t]] = 1
+            need -= 1
+
+
+#: rows of C kept for the interpolation bound of :func:`_solve_dense` (the evaluated columns)
+_KEEP = 64
+
+
+@njit(cache=True, nogil=True)
+def gfm_p(A, p0, margin, tie, H, V, evals, lo, rows, cols, stop=3):  # pragma: no cover - compiled
+    """Exact GFM for each P matrix of A (n, m, S) with p0 (n,); fills H (n, m) int8 (zeros on entry),
+    V (n,), ``evals`` (n,) the number of Delta columns evaluated, and ``lo``, ``rows``, ``cols``
+    (zeros on entry) as :func:`p_stats` does, read in the same pass, for validating A afterwards
+    (on invalid input the predictions are meaningless but the kernel ends). ``stop`` < 3 ends each
+    instance early, for timing the parts: after gathering its P (0), after the bounds of every
+    size (1), after the search (2).
+
+    Per instance: A[i] read once for the sums (the active rows are those with a positive sum, S
+    the largest count with a positive column sum), then its active rows gathered transposed
+    (while A[i] is in cache), then :func:`_solve_dense`. The chosen labels of the best size k are
+    the k largest entries of Delta's column k, ties to the lowest label index: every entry above
+    the k-th largest value, then the first equal ones.
+    """
     n, m, Smax = A.shape
-    W = _weights(m, Smax)
+    W = np.empty((m, Smax))
+    for k in range(1, m + 1):
+        for s in range(1, Smax + 1):
+            W[k - 1, s - 1] = 2.0 / (s + k)
+    WT = np.ascontiguousarray(W.T)
     idx = np.empty(m, np.int64)
-    ptr = np.empty(m + 1, np.int64)
-    es = np.empty(1, np.int64)  # unused: dense rows
-    ev = np.empty(m * Smax)
-    D, rank, C, U, E, cs = _work(m, Smax)
+    PT = np.empty((Smax, m))
+    D, order, X, U, E, cs = _work(m, Smax)
+    Cs = np.empty((min(m, _KEEP), m + 1))
+    slot = np.empty(m, np.int64)
+    cnt = np.empty(_BUCKETS + 1, np.int64)
     for i in range(n):
+        _stats_one(A, i, lo, rows, cols)
         r = 0
         for j in range(m):
             if rows[i, j] > 0.0:
@@ -199,18 +498,117 @@ def gfm_p(A, p0, rows, cols, margin, tie, H, V):  # pragma: no cover - compiled
         if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
             V[i] = p0[i]
             continue
-        for t in range(r):  # the active rows, counts 1..S, round-off below zero clamped
-            ptr[t] = t * S
+        for s in range(S):
+            cs[s] = 0.0
+        for t in range(r):  # the active rows, transposed, round-off below zero clamped
+            j = idx[t]
             for s in range(S):
-                ev[t * S + s] = max(A[i, idx[t], s], 0.0)
-        ptr[r] = r * S
-        kbest, value = _solve(ptr, es, ev, r, S, W, p0[i], margin, tie, E, U, C, D, rank, cs, True)
+                v = max(A[i, j, s], 0.0)
+                PT[s, t] = v
+                cs[s] += v
+        if stop == 0:
+            continue
+        kbest, value, evals[i], ntop = _solve_dense(
+            PT, r, S, W, WT, p0[i], margin, tie, E, U, D, order, X, cs, Cs, slot, cnt, stop
+        )
         V[i] = value
-        if kbest > 0:
-            _delta_column(ptr, es, ev, r, W, kbest, D, True)
-            order = np.argsort(-D[:r], kind="mergesort")  # stable: ties to the lowest label index
-            for q in range(kbest):
-                H[i, idx[order[q]]] = 1
+        if kbest > 0 and stop > 2:
+            _choose(PT, r, S, W[kbest - 1], kbest, D, order, X, ntop, cnt, H[i], idx)
+
+
+@njit(cache=True, nogil=True)
+def walks_all_labels(m, k, costs):  # pragma: no cover - compiled
+    """Whether k labels with mass out of m are put in label order faster by walking the marks of all
+    m labels (``costs[0]`` m + ``costs[1]`` k) than by sorting them (``costs[2]`` + ``costs[3]``
+    k log2(k + 1)); costs in nanoseconds, measured."""
+    return costs[0] * m + costs[1] * k <= costs[2] + costs[3] * k * np.log2(k + 1.0)
+
+
+@njit(cache=True, nogil=True)
+def gfm_rows(
+    indptr, indices, counts, idx, w, p0, smax, rmax, margin, tie, costs, H, V, evals, walked, stop=3
+):  # pragma: no cover - compiled
+    """Exact GFM for instances whose samples are rows of one 0/1 label matrix in compressed rows.
+
+    Row q of the matrix holds the labels ``indices[indptr[q]:indptr[q + 1]]`` (``counts[q]`` of
+    them); instance i's sample is the rows ``idx[i]`` with weights ``w[i]`` (normalised; rows of
+    weight 0 are left out), P(y = 0) = ``p0[i]``, no row of a sample has more than ``smax``
+    labels and no sample more than ``rmax`` labels with mass (1 <= rmax <= m; it sizes the work
+    arrays). Fills H (n, m) int8 (zeros on entry), V (n,), ``evals`` (n,) the Delta columns
+    evaluated and ``walked`` (n,) 1 where the labels were put in order by walking all m labels.
+    ``stop`` as in :func:`gfm_p` (0: after building P, 1: after the bounds, 2: after the search).
+
+    Per instance, in time O(occurrences + min(m, c k log k) + k S + search) for its k labels with
+    mass and largest count S, whatever m: its labels with mass are marked while their occurrences
+    are read, then put in label order (so that ties go to the lowest label index), by walking the
+    marks of all m labels or by sorting the k labels, whichever :func:`walks_all_labels` finds
+    cheaper under the measured ``costs``; P over them (transposed, (S, k)) is summed in sample
+    order, then :func:`_solve_dense` and :func:`_choose`. Memory O(m + rmax S) for all instances.
+    """
+    n, K = idx.shape
+    m = H.shape[1]
+    sm = max(1, smax)
+    rm = max(1, min(m, rmax))
+    W = _weights(rm, sm)
+    WT = np.ascontiguousarray(W.T)
+    mark = np.full(m, -1, np.int64)
+    pos = np.empty(m, np.int64)
+    lab = np.empty(m, np.int64)
+    PT = np.empty((sm, rm))
+    D, order, X, U, E, cs = _work(rm, sm)
+    Cs = np.empty((min(rm, _KEEP), rm + 1))
+    slot = np.empty(rm, np.int64)
+    cnt = np.empty(_BUCKETS + 1, np.int64)
+    for i in range(n):
+        k = 0
+        S = 0
+        for j in range(K):  # the labels with mass, marked
+            q = idx[i, j]
+            if w[i, j] > 0.0 and counts[q] > 0:
+                S = max(S, counts[q])
+                for e in range(indptr[q], indptr[q + 1]):
+                    a = indices[e]
+                    if mark[a] != i:
+                        mark[a] = i
+                        lab[k] = a
+                        k += 1
+        if k == 0:  # no mass on non-empty vectors: predict nothing
+            V[i] = p0[i]
+            continue
+        if walks_all_labels(m, k, costs):  # in label order: walk every label's mark
+            walked[i] = 1
+            t = 0
+            for a in range(m):
+                if mark[a] == i:
+                    lab[t] = a
+                    t += 1
+        else:  # or sort the labels with mass
+            lab[:k].sort()
+        for t in range(k):
+            pos[lab[t]] = t
+        for s in range(S):
+            for t in range(k):
+                PT[s, t] = 0.0
+        for j in range(K):  # P transposed, summed in sample order
+            q = idx[i, j]
+            wj = w[i, j]
+            if wj > 0.0 and counts[q] > 0:
+                c = counts[q] - 1
+                for e in range(indptr[q], indptr[q + 1]):
+                    PT[c, pos[indices[e]]] += wj
+        for s in range(S):
+            cs[s] = 0.0
+        for t in range(k):
+            for s in range(S):
+                cs[s] += PT[s, t]
+        if stop == 0:
+            continue
+        kbest, value, evals[i], ntop = _solve_dense(
+            PT, k, S, W, WT, p0[i], margin, tie, E, U, D, order, X, cs, Cs, slot, cnt, stop
+        )
+        V[i] = value
+        if kbest > 0 and stop > 2:
+            _choose(PT, k, S, W[kbest - 1], kbest, D, order, X, ntop, cnt, H[i], lab)
 
 
 @njit(cache=True, nogil=True)

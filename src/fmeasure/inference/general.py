@@ -11,25 +11,35 @@ Conventions:
 * Ties: between sizes, the smallest k wins (the empty prediction first); within the k-th column,
   equal Delta values are broken towards the lowest label index.
 
-Speed: :func:`gfm_from_p` runs compiled per-instance kernels (:mod:`fmeasure.inference._kernels`);
-:func:`gfm`, :func:`gfm_from_samples` and :func:`gfm_from_sample_rows` are vectorised over a batch
-of instances (no Python loop over instances). The sample routes build each instance's P over the
-k_i labels that occur in its sample only (in label order, padded to the largest k_i of a chunk of
-instances), so their cost follows the labels with mass, not the number of labels m.
-For Delta, columns k that provably cannot win are skipped: E_k <= min(colsum_k, k * colmax_k),
-compared with max(P(y = 0), E_1). For P, labels whose P-row is zero and counts s above the
-largest one with mass are dropped (r labels, S counts remain), and every instance keeps its own
-set of sizes k: a column of Delta is probed at the expected count and at the size of largest
-bound, each probe bounds every other size (E_k <= sum_s 2 S_s / (s + k) with S_s the column sums
-of P, and E_k <= R[j, k] times the sum of the k largest entries of a probed column j), and only
-the sizes whose bound reaches the best value found are evaluated exactly, in one batched product
-per window of sizes. Time O(n (c + 2) r (S + log r)) for c sizes evaluated per instance (c is
-small when the distribution is peaked, up to r), memory O(n r S) per chunk.
+Speed: GFM from P runs a compiled search, one instance at a time (:mod:`._kernels`). Labels
+whose P-row is zero and counts s above the largest one with mass are dropped (r labels, S counts
+remain); every size k starts with the bound E_k <= sum_s 2 S_s / (s + k) (S_s the column sums of
+P); the size of largest bound still in reach is evaluated (one column of Delta, r S multiply-adds,
+and its largest entries sorted: only as many as the sizes still in reach need), each evaluated
+column bounds every other size, and the search stops when no bound reaches the best value found.
+The prediction and value are those of evaluating every size (same tie rules). Time per instance
+O(m S) to read P (:func:`gfm_from_p`) plus O(c r S) for the c sizes evaluated (c is small when the
+distribution is peaked: about 6 of 101 on Mediamill-shaped P, at most r), plus the sorts; no
+Python loop over instances. :func:`_reference_blocks` is the plain batched computation (Delta of a
+chunk of instances as one matrix product, every column sorted) that the search is tested and
+benchmarked against (``benchmarks/bench_gfm_floor.py``).
+
+The sample routes (:func:`gfm_from_samples`, :func:`gfm_from_sample_rows`) read each instance's
+sample rows in compressed form in the same compiled pass that builds its P over the k labels that
+occur in its sample (in label order, so ties still go to the lowest label index) and searches it:
+O(occurrences + k S + min(m, k log k)) per instance plus the search, so their cost follows the
+labels with mass, not the number of labels m. Putting the k labels in label order is the one step
+where m enters: walking all m labels' marks or sorting the k labels, whichever the measured cost
+model (:data:`_ORDER_COSTS`) finds cheaper for that instance.
+
+For Delta (:func:`gfm`), columns k that provably cannot win are skipped:
+E_k <= min(colsum_k, k * colmax_k), compared with max(P(y = 0), E_1).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,7 +53,6 @@ from fmeasure._arrays import (
     count_batch,
     first_max,
     out,
-    p_counts,
     p_zero_vector,
     row_counts,
     sample_input,
@@ -51,15 +60,11 @@ from fmeasure._arrays import (
     w_matrix,
 )
 from fmeasure.blas import single_threaded_blas
-from fmeasure.inference._kernels import gfm_p, p_stats
+from fmeasure.inference._kernels import gfm_p, gfm_rows
 
 __all__ = ["gfm", "gfm_from_p", "gfm_from_sample_rows", "gfm_from_samples"]
 
 log = logging.getLogger(__name__)
-
-#: A dense sample whose instances have, on average, more than this fraction of the m labels with
-#: mass is inferred with P over all labels (cheaper there than gathering the labels with mass).
-DENSE_MASS = 0.25
 
 
 def _topk_sums(DT):
@@ -189,133 +194,97 @@ def gfm(delta, p_zero):
     return out(H, V, single)
 
 
-def _delta_rows(AT, kk):
-    """Delta column k for each instance: AT (q, S, r) transposed P blocks, kk (q,) sizes -> (q, r).
-
-    Every entry is summed over s in the same order, so equal rows of P give bit-equal Delta and
-    ties within a column are settled by the label index alone.
-    """
-    S = AT.shape[1]
-    Wsel = 2.0 / (np.arange(1, S + 1, dtype=np.float64)[None, :] + kk[:, None])
-    return np.einsum("nsr,ns->nr", AT, Wsel)
-
-
-def _ratio_table(r, S, rows=None):
-    """R[k-1, k'-1] with Delta_k' <= R Delta_k entrywise for any P with counts in 1..S.
-
-    Delta_k'[i] / Delta_k[i] is a weighted mean of (s + k) / (s + k') over the counts s of label
-    i: at most (S + k) / (S + k') for k' > k and (1 + k) / (1 + k') for k' < k. ``rows``: only the
-    rows for these sizes k (1-based), as an (len(rows), r) array.
-    """
-    k = np.arange(1, r + 1, dtype=np.float64)
-    kc = k[:, None] if rows is None else np.asarray(rows, dtype=np.float64)[:, None]
-    kp = k[None, :]
-    return np.where(kp > kc, (S + kc) / (S + kp), (1 + kc) / (1 + kp))
-
-
-#: probes of Delta columns (at the expected count, then at the largest bound) before the rest
-_PROBES = 2
-#: slack on the pruning test: a size is evaluated if its bound reaches the best value found minus
-#: this (covers the tie tolerance of the final choice and the round-off of the bounds)
+#: slack on the pruning test of the compiled search: a size is evaluated if its bound reaches the
+#: best value found minus this (covers the tie tolerance of the final choice and the round-off of
+#: the bounds)
 _MARGIN = 4 * TIE_TOL
 
 
-def _window_e(AT, E, klo, width, nz, budget=CHUNK_BYTES):
-    """Fill E[i, k-1] exactly for the sizes k in [klo_i + 1, klo_i + width_i] (capped at r).
+def _solve_blocks(A, p0):
+    """Exact GFM on P blocks by the compiled search (:func:`._kernels.gfm_p`).
 
-    AT (n, S, r) is P transposed. Instances are grouped by window width (powers of two), and each
-    group's Delta columns come from one batched product W[:, window_i]^T @ AT_i, then one sort
-    per column: O(w (r S + r log r)) per instance for a window of w sizes.
-    """
-    n, S, r = AT.shape
-    Wt = w_matrix(S, r).T  # (r, S): row k-1 is W[:, k-1]
-    lo_w = 1
-    while lo_w <= r:
-        hi_w = 2 * lo_w
-        sel = np.nonzero((width >= lo_w) & (width < hi_w))[0]
-        w = min(hi_w - 1, r)
-        for sl in chunks(len(sel), 8 * (2 * w * r + S * r), budget=budget):
-            ii = sel[sl]
-            k0 = np.minimum(klo[ii], r - w)
-            cols = k0[:, None] + np.arange(w)[None, :]  # (q, w): 0-based sizes
-            Dw = np.matmul(Wt[cols], AT[ii])  # (q, w, r): Delta columns of the window
-            Dw.sort(axis=2)
-            np.cumsum(Dw, axis=2, out=Dw)  # ascending partial sums
-            below = r - 2 - cols  # E_k = total - sum of the r - k smallest
-            tot = Dw[:, :, r - 1]
-            Ew = tot - np.where(
-                below >= 0, np.take_along_axis(Dw, np.maximum(below, 0)[:, :, None], axis=2)[:, :, 0], 0.0
-            )
-            old = E[ii[:, None], cols]
-            E[ii[:, None], cols] = np.where(np.isneginf(old) & (cols < nz[ii, None]), Ew, old)
-        lo_w = hi_w
-
-
-def _gfm_compact(A, p0, colS=None):
-    """GFM on compact P blocks: A (n, r, S) = P restricted to r candidate labels and counts 1..S.
-
-    Rows of A that are zero are padding (never selected: every non-zero row has Delta > 0 in all
-    columns, and for k above the number of non-zero rows E_k is strictly decreasing).
-    Returns h over the r rows (n, r) and the values (n,).
-
-    Only the pairs (instance, k) whose upper bound on E_k reaches the best value found so far are
-    evaluated exactly. Bounds: E_k <= sum_s 2 S_s / (s + k) (S_s = column sum of P: every label
-    of count s taken), and from every evaluated column j with sorted top sums C_j,
-    E_k <= R[j, k] C_j[k] (see :func:`_ratio_table`). The best value starts at P(y = 0), Delta
-    columns are probed at the expected count and then at the size of largest bound, and every
-    size still in reach is evaluated in one batched product per window of sizes.
+    A (n, r, S) float64, C-contiguous, rows labels (zero rows are padding, never chosen), columns
+    counts 1..S, entries >= 0 up to round-off (clamped); p0 (n,) P(y = 0). Returns h (n, r) int8,
+    the values (n,), and A's smallest entry (n,), row sums (n, r) and column sums (n, S) as
+    :func:`._kernels.p_stats` gives them, read in the same pass (for validating A afterwards).
     """
     n, r, S = A.shape
+    H = np.zeros((n, r), dtype=np.int8)
+    V = np.empty(n)
+    evals = np.zeros(n, np.int64)
+    lo, rows, cols = np.empty(n), np.empty((n, r)), np.zeros((n, S))
+    gfm_p(A, np.ascontiguousarray(p0, dtype=np.float64), _MARGIN, TIE_TOL, H, V, evals, lo, rows, cols)
+    if n:
+        log.debug("gfm: %d instances, %d labels, %.2f sizes evaluated per instance", n, r, evals.mean())
+    return H, V, (lo, rows, cols)
+
+
+def _reference_blocks(A, p0, budget=8 * 2**20, times=None):
+    """Plain batched GFM on validated P blocks A (n, r, S) (as :func:`_solve_blocks`): the reference
+    the compiled search is tested against.
+
+    Per chunk of q instances: Delta = P W for all of them as one matrix product ((q r, S) times
+    (S, r)), each column of Delta sorted, the sum of the k largest entries of column k
+    (:func:`_topk_sums`), the first maximum over the sizes with the empty prediction (value p0)
+    first and ties within TIE_TOL to the smaller size, and the k largest entries of column k with
+    ties to the lowest label index. Sizes k whose bound sum_s 2 S_s / (s + k) (S_s: column sums of
+    P) is below max(p0, E_1) for the whole chunk are not sorted (the bound falls with k, so they are
+    the largest sizes). The chosen column is recomputed summing over s in order, so that equal rows
+    of P give equal entries whatever the matrix product's rounding. Memory O(q r^2) per chunk
+    (3 q r^2 doubles <= budget bytes), time O(n r^2 (S + log r)).
+
+    ``times``: a dict that receives the CPU seconds of each step (for the benchmarks).
+    """
+    clock = _StepClock(times)
+    n, r, S = A.shape
+    A = np.maximum(A, 0.0)
+    H = np.zeros((n, r), dtype=np.int8)
+    V = np.asarray(p0, dtype=np.float64).copy()
+    clock("read P")
     if r == 0 or S == 0:
-        return np.zeros((n, r), dtype=np.int8), p0.copy()
-    AT = np.ascontiguousarray(A.transpose(0, 2, 1))  # (n, S, r); a no-op when A is such a view
-    if colS is None:
-        colS = AT.sum(axis=2)  # (n, S)
-    nz = (AT > 0).any(axis=1).sum(axis=1)  # labels with mass; larger sizes cannot win
-    kv = np.arange(1, r + 1)
-    U = colS @ w_matrix(S, r)  # (n, r) upper bounds
-    U[kv[None, :] > nz[:, None]] = -np.inf
-    E = np.full((n, r), -np.inf)  # exact E_k where evaluated
-    lower = p0.copy()
-    svec = np.arange(1, S + 1, dtype=np.float64)
-    mass = (colS / svec).sum(axis=1)
-    mean_s = colS.sum(axis=1) / np.where(mass > 0, mass, 1.0)
-    inst = np.nonzero(nz > 0)[0]
-    kb = np.clip(np.rint(mean_s[inst]).astype(np.int64), 1, nz[inst])
-    for _ in range(_PROBES):
-        if not len(inst):
-            break
-        D = _delta_rows(AT if len(inst) == n else AT[inst], kb.astype(np.float64))
-        D.sort(axis=1)
-        C = np.cumsum(D[:, ::-1], axis=1)  # C[:, j-1] = sum of the j largest
-        q = np.arange(len(inst))
-        e = C[q, kb - 1]
-        E[inst, kb - 1] = e
-        lower[inst] = np.maximum(lower[inst], e)
-        Ui = np.minimum(U[inst], _ratio_table(r, S, kb) * C)
-        U[inst] = Ui
-        Ui = np.where((Ui >= lower[inst, None] - _MARGIN) & np.isneginf(E[inst]), Ui, -np.inf)
-        nxt = np.argmax(Ui, axis=1)
-        go = ~np.isneginf(Ui[q, nxt])
-        inst, kb = inst[go], nxt[go] + 1
-    cand = (U >= lower[:, None] - _MARGIN) & np.isneginf(E)
-    anyc = cand.any(axis=1)
-    klo = np.argmax(cand, axis=1)
-    width = np.where(anyc, r - np.argmax(cand[:, ::-1], axis=1) - klo, 0)
-    log.debug("gfm block: %d instances, %d labels, counts <= %d, %d sizes evaluated", n, r, S, int(width.sum()))
-    _window_e(AT, E, klo, width, nz)
-    vals = np.concatenate([p0[:, None], E], axis=1)
-    kbest = first_max(vals)
-    value = vals[np.arange(n), kbest]
-    h = np.zeros((n, r), dtype=np.int8)
-    sel = np.nonzero(kbest > 0)[0]
-    if len(sel):
-        D = _delta_rows(AT[sel], kbest[sel].astype(np.float64))
-        order = np.argsort(-D, axis=1, kind="stable")  # ties: lowest index first
-        hs = np.zeros((len(sel), r), dtype=np.int8)
-        np.put_along_axis(hs, order, (kv[None, :] <= kbest[sel, None]).astype(np.int8), axis=1)
-        h[sel] = hs
-    return h, value
+        return H, V
+    W = w_matrix(S, r)  # (S, r)
+    kvec = np.arange(1, r + 1)
+    for sl in chunks(n, 24 * r * r, budget=budget):
+        Ac, pc = A[sl], V[sl]
+        q = Ac.shape[0]
+        D = (Ac.reshape(q * r, S) @ W).reshape(q, r, r)  # D[i, label, k - 1]
+        clock("Delta = P W (matrix product)")
+        U = Ac.sum(axis=1) @ W  # (q, r) bounds on E_k
+        K = _cutoff(U, np.maximum(pc, D[:, :, 0].max(axis=1)))
+        E = _topk_sums(np.ascontiguousarray(D[:, :, :K].transpose(0, 2, 1)))
+        clock("top-k sums (sort every column)")
+        vals = np.concatenate([pc[:, None], E], axis=1)
+        kb = first_max(vals)
+        V[sl] = vals[np.arange(q), kb]
+        clock("choice (vs the empty prediction)")
+        go = np.flatnonzero(kb > 0)
+        if len(go):
+            col = np.zeros((len(go), r))
+            w = 2.0 / (np.arange(1, S + 1)[None, :] + kb[go, None])  # (g, S)
+            for s in range(S):  # in order over s: equal rows, equal entries
+                col += Ac[go, :, s] * w[:, s : s + 1]
+            order = np.argsort(-col, axis=1, kind="stable")  # ties: lowest label index first
+            h = (kvec[None, :] <= kb[go, None]).astype(np.int8)
+            hs = np.zeros((len(go), r), dtype=np.int8)
+            np.put_along_axis(hs, order, h, axis=1)
+            H[sl.start + go] = hs
+        clock("write-out (the chosen labels)")
+    return H, V
+
+
+class _StepClock:
+    """Adds the CPU seconds since the previous call to ``times[step]`` (nothing when times is None)."""
+
+    def __init__(self, times):
+        self.times = times
+        self.t = time.process_time() if times is not None else 0.0
+
+    def __call__(self, step):
+        if self.times is not None:
+            t = time.process_time()
+            self.times[step] = self.times.get(step, 0.0) + t - self.t
+            self.t = t
 
 
 def _check_chunk_p(A, p0, offset, tol=TOL, stats=None):
@@ -380,10 +349,10 @@ def gfm_from_p(P, p_zero):
 
     Notes
     -----
-    Compiled, one instance at a time (:mod:`fmeasure.inference._kernels`): one pass over P for
-    validation and sums, then only the r labels with mass and the counts up to the largest with
-    mass S are read, and only the columns k of Delta whose bound reaches the best value found are
-    formed, so the cost is O(m S) to read P plus O(c r S + c r log r) for c evaluated sizes, rather
+    Compiled, one instance at a time (:func:`fmeasure.inference._kernels.gfm_p`): one pass over
+    P for validation and sums, then only the r labels with mass and the counts up to the largest
+    with mass S are read, and only the columns k of Delta whose bound reaches the best value found
+    are formed, so the cost is O(m S) to read P plus O(c r S) for c evaluated sizes, rather
     than O(m^3). Same tie rules as :func:`gfm`.
 
     Examples
@@ -404,91 +373,65 @@ def gfm_from_p(P, p_zero):
     V = np.empty(n)
     for sl in chunks(n, 8 * m * S * 2):
         Ac = np.ascontiguousarray(A[sl], dtype=np.float64)
-        stats = p_stats(Ac)
+        H[sl], V[sl], stats = _solve_blocks(Ac, p0[sl])  # in one pass with the sums that validate P
         _check_chunk_p(Ac, p0[sl], sl.start, tol, stats=stats)
-        gfm_p(Ac, p0[sl], stats[1], stats[2], _MARGIN, TIE_TOL, H[sl], V[sl])
     return out(H, V, single)
 
 
-#: working memory (bytes) per chunk of compact P blocks in the sample routes
-_SAMPLE_BUDGET = 8 * 2**20
+#: nanoseconds per step of the two ways of putting an instance's k labels with mass (of m labels)
+#: in label order in the sample routes (:func:`._kernels.walks_all_labels`): walking all m labels'
+#: marks (per label, per label with mass) or sorting the k labels (fixed, per k log2(k + 1)).
+#: Measured on one core with compiled loops of each step (a walk takes 0.2-0.6 ns per label, a
+#: sort about 200 ns plus 1.4-3.5 ns per k log2(k + 1), for m from 6 to 3,993 and k up to 1,500);
+#: benchmarks/bench_gfm_labels.py times both ways on shapes from scene to eurlex-shape.
+_ORDER_COSTS = np.array([0.25, 1.2, 200.0, 3.0])
 
 
-def _gfm_occurrences(n, m, inst, lab, cnt, wt, p0, budget=_SAMPLE_BUDGET):
-    """GFM from the label occurrences of weighted samples, on the labels with mass only.
-
-    Every occurrence is one label ``lab`` set in one sample vector of instance ``inst``, that
-    vector having ``cnt`` labels and (normalised) weight ``wt > 0``; ``p0`` (n,) is P(y = 0). Each
-    instance's P is built over the k_i labels that occur in its sample, in label order (so ties
-    within a column still go to the lowest label index), for instances in chunks padded to the
-    chunk's largest k_i, then :func:`_gfm_compact` runs on the compact blocks and the predictions
-    are scattered back. Time and memory O(occurrences + k_i * s_max) per instance, independent of m.
-    Returns H (n, m) int8 and the values (n,).
-    """
+def _solve_rows(indptr, indices, counts, idx, w, p0, m):
+    """GFM for samples given as rows of one 0/1 label matrix in compressed rows (the arrays of a CSR
+    matrix; ``counts`` its row lengths): instance i's sample is the rows ``idx[i]`` (n, K) with
+    normalised weights ``w[i]``, P(y = 0) = ``p0[i]``. The compiled kernel
+    (:func:`._kernels.gfm_rows`) builds each instance's P over its labels with mass only. Returns
+    H (n, m) int8 and the values (n,)."""
+    n = idx.shape[0]
     H = np.zeros((n, m), dtype=np.int8)
-    V = p0.astype(np.float64, copy=True)
-    if not len(inst):
+    V = np.empty(n)
+    if n == 0:
         return H, V
-    key = inst.astype(np.int64) * m + lab
-    pairs, pair_of = np.unique(key, return_inverse=True)  # (instance, label), sorted
-    pinst, plab = pairs // m, pairs % m
-    k = np.bincount(pinst, minlength=n)  # labels with mass per instance
-    first = np.concatenate([[0], np.cumsum(k)])  # pairs of instance i: first[i]:first[i + 1]
-    local = np.arange(len(pairs)) - first[pinst]  # a label's row in its instance's block
-    order = np.argsort(pair_of, kind="stable")  # occurrences grouped by instance, sample order kept
-    o_pair, o_cnt, o_wt = pair_of[order], cnt[order], wt[order]
-    o_first = np.searchsorted(pinst[o_pair], np.arange(n + 1))  # occurrences of instance i
-    smax = int(cnt.max())
-    cap = max(1, budget // (8 * 8 * smax))  # instances x padded labels per chunk
-    todo = np.flatnonzero(k > 0)
-    start = 0
-    while start < len(todo):
-        run = np.maximum.accumulate(k[todo[start : start + cap]])  # padded width if stopped here
-        q = int(np.searchsorted(run * np.arange(1, len(run) + 1) > cap, True))
-        q = max(1, q)
-        ii = todo[start : start + q]
-        start += q
-        kmax = int(run[q - 1])
-        a, b = o_first[ii[0]], o_first[ii[-1] + 1]
-        op = o_pair[a:b]
-        row = np.searchsorted(ii, pinst[op])  # the instance's position in the chunk
-        S = int(o_cnt[a:b].max())
-        flat = (row * kmax + local[op]) * S + (o_cnt[a:b] - 1)
-        A = np.bincount(flat, weights=o_wt[a:b], minlength=q * kmax * S).reshape(q, kmax, S)
-        h, V[ii] = _gfm_compact(A, p0[ii])
-        sel = np.arange(first[ii[0]], first[ii[-1] + 1])  # the chunk's pairs (others have k = 0)
-        H[pinst[sel], plab[sel]] = h[np.searchsorted(ii, pinst[sel]), local[sel]]
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    live = counts[idx] * (w > 0)
+    smax = int(live.max()) if live.size else 0
+    rmax = int(live.sum(axis=1).max()) if live.size else 0  # at least the labels with mass
+    evals, walked = np.zeros(n, np.int64), np.zeros(n, np.int8)
+    # the label matrix's index arrays as they are when both are 32-bit (no copy), else 64-bit
+    itype = np.int32 if indptr.dtype == np.int32 and indices.dtype == np.int32 else np.int64
+    gfm_rows(
+        np.ascontiguousarray(indptr, dtype=itype),
+        np.ascontiguousarray(indices, dtype=itype),
+        np.ascontiguousarray(counts, dtype=itype),
+        idx,
+        w,
+        np.ascontiguousarray(p0, dtype=np.float64),
+        smax,
+        rmax,
+        _MARGIN,
+        TIE_TOL,
+        _ORDER_COSTS,
+        H,
+        V,
+        evals,
+        walked,
+    )
+    log.debug(
+        "gfm from samples: %d instances, %d labels, %.2f sizes evaluated per instance, labels put in "
+        "order by walking all labels for %d instances",
+        n,
+        m,
+        evals.mean(),
+        int(walked.sum()),
+    )
     return H, V
-
-
-def _gfm_p_block(Ac, pc, rows, cols):
-    """GFM for a validated block of P matrices Ac (n, m, S'), with its row and column sums."""
-    n, m, _ = Ac.shape
-    H = np.zeros((n, m), dtype=np.int8)
-    active = rows > 0
-    r = int(active.sum(axis=1).max())
-    colany = (cols > 0).any(axis=0)
-    S = int(len(colany) - np.argmax(colany[::-1])) if colany.any() else 0
-    if r == 0 or S == 0:  # no mass on non-empty vectors: predict nothing
-        return H, pc.copy()
-    Ac = Ac[:, :, :S]
-    if Ac.min() < 0:  # tiny negative rounding errors (validated by the caller)
-        Ac = np.maximum(Ac, 0.0)
-    AT = Ac.transpose(0, 2, 1)  # (n, S, m): the layout _gfm_compact works in
-    if r < m:
-        idx = np.argsort(~active, axis=1, kind="stable")[:, :r]  # active rows, in label order
-        AT = np.take_along_axis(AT, idx[:, None, :], axis=2)
-        h, V = _gfm_compact(AT.transpose(0, 2, 1), pc, cols[:, :S])
-        np.put_along_axis(H, idx, h, axis=1)
-    else:
-        H, V = _gfm_compact(np.ascontiguousarray(AT).transpose(0, 2, 1), pc, cols[:, :S])
-    return H, V
-
-
-def _gfm_all_labels(Y, w, p0, smax):
-    """GFM on dense samples Y (n, K, m) with weights w (n, K), P built over all m labels."""
-    A = p_counts(Y, w, False, smax=smax)
-    return _gfm_p_block(A, p0, A.sum(axis=2), A.sum(axis=1))
 
 
 @single_threaded_blas
@@ -496,8 +439,10 @@ def gfm_from_samples(Y, weights=None):
     """GFM straight from label samples: the fast path for kNN neighbourhoods and PCC samples.
 
     Equivalent to ``gfm_from_p(*fmeasure.estimation.p_matrix(Y, weights))`` (same prediction and
-    value) but never forms an (m, m) matrix for a sparse sample: only the labels that occur and
-    the counts that occur enter the computation.
+    value) but never forms an (m, m) matrix: only the labels that occur and the counts that occur
+    enter the computation (one compiled pass per instance, :func:`._kernels.gfm_rows`). A dense
+    sample is read once (K m bytes per instance for K vectors) to find its nonzeros; the rest costs
+    O(occurrences + k s_max) for the k labels that occur, plus the search.
 
     Parameters
     ----------
@@ -529,43 +474,22 @@ def gfm_from_samples(Y, weights=None):
     m = Y.shape[-1]
     if smax == 0:
         return out(np.zeros((len(p0), m), np.int8), p0, single)
-    if sparse:
-        labels, comp = np.unique(Y.indices, return_inverse=True)
-        rows_of_nz = np.repeat(np.arange(Y.shape[0]), np.diff(Y.indptr))
-        Pc = np.bincount(
-            comp.ravel() * smax + (s[0, rows_of_nz] - 1), weights=w[0, rows_of_nz], minlength=len(labels) * smax
-        ).reshape(1, len(labels), smax)
-        h, v = _gfm_compact(Pc, p0)
-        H = np.zeros((1, m), np.int8)
-        H[0, labels] = h[0]
-        return out(H, v, single)
-    n, S = Y.shape[:2]
+    if sparse:  # one sample: its rows, in compressed form
+        H, V = _solve_rows(Y.indptr, Y.indices, s[0], np.arange(Y.shape[0])[None], w, p0, m)
+        return out(H, V, single)
+    n, K = Y.shape[:2]
     H = np.zeros((n, m), dtype=np.int8)
     V = p0.copy()
-    if Y[:64].any(axis=1).sum(axis=1).mean() > DENSE_MASS * m:
-        # most labels occur in each instance's sample (judged on the first instances): P over
-        # all m labels costs less than gathering each instance's labels with mass
-        for sl in chunks(n, 8 * m * smax * 3 + S * m, budget=8 * 2**20):
-            H[sl], V[sl] = _gfm_all_labels(Y[sl], w[sl], p0[sl], smax)
-        return out(H, V, single)
-    # Chunks of instances bound the index arrays of the occurrences read from the dense sample.
-    for sl in chunks(n, S * m + 8 * 4 * smax * S, budget=CHUNK_BYTES):
+    # Chunks of instances bound the occurrences read from the dense sample: its rows in compressed
+    # form (row instance * K + j).
+    for sl in chunks(n, K * m + 16 * K * smax, budget=CHUNK_BYTES):
+        q = sl.stop - sl.start
         flat = np.flatnonzero(Y[sl].view(np.bool_))  # values are 0/1: a bool view is exact
-        row, lab = np.divmod(flat, m)  # row = instance * S + sample
-        wt = w[sl].ravel()[row]
-        keep = wt > 0
-        row, lab, wt = row[keep], lab[keep], wt[keep]
-        H[sl], V[sl] = _gfm_occurrences(sl.stop - sl.start, m, row // S, lab, s[sl].ravel()[row], wt, p0[sl])
+        row, lab = np.divmod(flat, m)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=q * K))])
+        idx = np.arange(q * K).reshape(q, K)
+        H[sl], V[sl] = _solve_rows(indptr, lab, s[sl].ravel(), idx, w[sl], p0[sl], m)
     return out(H, V, single)
-
-
-def _mean_labels_with_mass(Yc, idx):
-    """Mean number of distinct labels in the samples ``idx`` (n, K) of rows of the CSR matrix ``Yc``."""
-    if idx.shape[0] == 0:
-        return 0.0
-    sub = Yc[idx.ravel()].tocoo()
-    pairs = (sub.row // idx.shape[1]).astype(np.int64) * Yc.shape[1] + sub.col
-    return np.count_nonzero(np.bincount(pairs, minlength=idx.shape[0] * Yc.shape[1])) / idx.shape[0]
 
 
 def _sample_rows_input(Y, rows, weights):
@@ -611,7 +535,8 @@ def gfm_from_sample_rows(Y, rows, weights=None):
     Same prediction and value as ``gfm_from_samples(Y[rows], weights)`` (Y dense), without ever
     forming the (n, n_samples, m) sample: the labels of the chosen rows are read from Y in sparse
     form, and each instance costs O(occurrences + k_i * s_max) for the k_i labels that occur in its
-    sample and its largest count s_max, whatever the number of labels m.
+    sample and its largest count s_max, plus min(m, k_i log k_i) to put them in label order and
+    the search; memory O(m s_max) for the whole call besides the output.
 
     Parameters
     ----------
@@ -637,33 +562,7 @@ def gfm_from_sample_rows(Y, rows, weights=None):
     ([[1, 0, 0], [0, 0, 0]], [0.5833, 0.5])
     """
     Yc, idx, w = _sample_rows_input(Y, rows, weights)
-    n, K = idx.shape
     m = Yc.shape[1]
     counts = np.diff(Yc.indptr)
-    s = counts[idx]  # (n, K)
-    p0 = (w * (s == 0)).sum(axis=1)
-    H = np.zeros((n, m), dtype=np.int8)
-    V = p0.copy()
-    if n and _mean_labels_with_mass(Yc, idx[:32]) > DENSE_MASS * m:
-        # most labels occur in each instance's sample: read the samples densely, P over all labels
-        smax = max(1, int(s.max()))
-        for sl in chunks(n, 8 * m * smax * 3 + 2 * K * m, budget=8 * 2**20):
-            Yd = Yc[idx[sl].ravel()].toarray().astype(np.int8, copy=False).reshape(sl.stop - sl.start, K, m)
-            H[sl], V[sl] = _gfm_all_labels(Yd, w[sl], p0[sl], smax)
-        return H, V
-    per = max(1, int(np.ceil(counts.mean() * K))) if len(counts) else 1
-    for sl in chunks(n, 80 * per, budget=CHUNK_BYTES):
-        ri = idx[sl].ravel()
-        wi = w[sl].ravel()
-        live = (wi > 0) & (counts[ri] > 0)
-        sample = np.flatnonzero(live)  # sample rows (instance * K + j) with labels and weight
-        ln = counts[ri[sample]]
-        tot = int(ln.sum())
-        if tot == 0:
-            continue
-        owner = np.repeat(sample, ln)
-        pos = np.repeat(Yc.indptr[ri[sample]], ln) + (np.arange(tot) - np.repeat(np.cumsum(ln) - ln, ln))
-        H[sl], V[sl] = _gfm_occurrences(
-            sl.stop - sl.start, m, owner // K, Yc.indices[pos], counts[ri[owner]], wi[owner], p0[sl]
-        )
-    return H, V
+    p0 = (w * (counts[idx] == 0)).sum(axis=1)
+    return _solve_rows(Yc.indptr, Yc.indices, counts, idx, w, p0, m)
