@@ -406,8 +406,10 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         position in it (:meth:`predict` on one row gives what it gives for that row in a batch).
         """
         m = self.n_labels_
-        return rng.bit_generator.random_raw((m * n_samples + 1) // 2).view(np.uint32)[: m * n_samples].reshape(
-            m, n_samples
+        return (
+            rng.bit_generator.random_raw((m * n_samples + 1) // 2)
+            .view(np.uint32)[: m * n_samples]
+            .reshape(m, n_samples)
         )
 
     @single_threaded_blas
