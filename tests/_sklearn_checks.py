@@ -72,11 +72,6 @@ def estimators():
 ESTIMATORS = estimators()
 
 #: Why the checks below do not apply.
-_BATCH_DRAWS = (
-    "the chain's ancestral samples for a batch come from one random stream, so an instance's sample "
-    "(and, with few samples, its prediction) depends on its position in X; the draws are kept as they "
-    "are because the paper's tables are computed from them (inference='jm' is exact and passes)"
-)
 _ONE_LABEL = (
     "LogisticRegression models one label: a label matrix with several labels needs a multi-label "
     "estimator (MultiOutputClassifier, ClassifierChain, a forest, ...)"
@@ -85,11 +80,6 @@ _ONE_LABEL = (
 
 def expected_failed_checks(estimator):
     """``{check name: reason}`` of the checks that do not apply to ``estimator``."""
-    if isinstance(estimator, ProbabilisticClassifierChain) and estimator.inference != "jm":
-        return {
-            "check_methods_subset_invariance": _BATCH_DRAWS,
-            "check_methods_sample_order_invariance": _BATCH_DRAWS,
-        }
     if isinstance(estimator, FOptimalClassifier) and not get_tags(estimator).classifier_tags.multi_label:
         return {"check_classifier_multioutput": _ONE_LABEL}
     return {}

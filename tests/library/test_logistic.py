@@ -242,3 +242,53 @@ def test_fit_logistic_cv_solver_is_lbfgs_unless_asked():
     assert fit_logistic_cv(X, y, Cs=(1.0,), cv=3, solver="newton-cg").model_.solver == "newton-cg"
     with pytest.raises(ValueError, match="solver must be one of"):
         fit_logistic_cv(X, y, solver="saga")
+
+
+def _correlated_binary(n=400, d=30, seed=0):
+    """Correlated features (two factors plus noise): a binary problem on which lbfgs stops early."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 2))
+    X = Z @ rng.normal(size=(2, d)) + 0.05 * rng.normal(size=(n, d))
+    y = (Z[:, 0] - Z[:, 1] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def _optimum(X, y, C):
+    """The minimiser of C * sum(log loss) + |w|^2 / 2 (intercept free), by scipy's own solver."""
+    from scipy.optimize import minimize
+    from scipy.special import expit
+
+    Xa = np.hstack([X, np.ones((len(X), 1))])
+    s = 2.0 * y - 1.0
+
+    def f(theta):
+        z = Xa @ theta
+        loss = np.logaddexp(0.0, -s * z).sum()
+        grad = Xa.T @ (-s * expit(-s * z))
+        w = theta.copy()
+        w[-1] = 0.0
+        return C * loss + 0.5 * w @ w, C * grad + w
+
+    res = minimize(f, np.zeros(Xa.shape[1]), jac=True, method="BFGS", options={"gtol": 1e-10, "maxiter": 100000})
+    return res.x[:-1], res.x[-1]
+
+
+def test_fit_logistic_cv_binary_model_is_the_optimum_whatever_the_path():
+    """The final binary model is polished to the optimum at its C: the same model whatever path the
+    cross-validation's solver took (here: two solver tolerances), equal to scipy's minimiser; without
+    the polish the two paths give models that differ (the reason for it)."""
+    X, y = _correlated_binary()
+    Cs = (0.01, 1.0, 100.0)
+    a = fit_logistic_cv(X, y, Cs=Cs, cv=3, random_state=0, tol=1e-4)
+    b = fit_logistic_cv(X, y, Cs=Cs, cv=3, random_state=0, tol=1e-2)
+    assert a.C_ == b.C_
+    w, b0 = _optimum(X, y, a.C_)
+    for model in (a, b):
+        np.testing.assert_allclose(model.coef_[0], w, rtol=0, atol=1e-6 * max(1.0, np.abs(w).max()))
+        assert model.intercept_[0] == pytest.approx(b0, abs=1e-6 * max(1.0, abs(b0)))
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=0, atol=1e-9 * np.abs(w).max())
+    za, zb = X @ a.coef_[0] + a.intercept_[0], X @ b.coef_[0] + b.intercept_[0]
+    assert np.abs(za - zb).max() < 1e-8
+    ua = fit_logistic_cv(X, y, Cs=Cs, cv=3, random_state=0, tol=1e-4, polish=False)
+    ub = fit_logistic_cv(X, y, Cs=Cs, cv=3, random_state=0, tol=1e-2, polish=False)
+    assert np.abs((X @ ua.coef_[0] + ua.intercept_[0]) - (X @ ub.coef_[0] + ub.intercept_[0])).max() > 1e-4

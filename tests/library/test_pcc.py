@@ -369,3 +369,25 @@ def test_pcc_joint_mode_frontier_cap_shrinks_for_long_chains(monkeypatch):
         h, p = pcc.joint_mode(np.zeros((1, 1)))
         assert not h.any() and p[0] > 0.99
     assert seen == [4096, 2**19 // 1000]
+
+
+def test_pcc_an_instance_samples_the_same_alone_in_a_batch_or_in_any_chunk():
+    """Common random numbers: an instance's samples depend on its x and the seed only."""
+    rng = np.random.default_rng(3)
+    m, d = 7, 4
+    pcc = PCC.from_parameters(
+        rng.normal(size=(m, d)), np.tril(rng.normal(size=(m, m)), -1), rng.normal(size=m), n_samples=50
+    )
+    X = rng.normal(size=(30, d))
+    batch = pcc.sample(X, random_state=5)
+    for i in (0, 13, 29):
+        np.testing.assert_array_equal(pcc.sample(X[i : i + 1], random_state=5)[0], batch[i])
+    order = rng.permutation(len(X))
+    np.testing.assert_array_equal(pcc.sample(X[order], random_state=5), batch[order])
+    small = PCC.from_parameters(
+        pcc.coef_x_, pcc.coef_y_, pcc.intercept_, n_samples=50, chunk_size=120
+    )  # chunks of 2 instances
+    np.testing.assert_array_equal(small.sample(X, random_state=5), batch)
+    for method in ("mm", "fm", "gfm"):
+        H = pcc.predict_from_samples(X, [method], random_state=5)[method]
+        np.testing.assert_array_equal(pcc.predict_from_samples(X[order], [method], random_state=5)[method], H[order])

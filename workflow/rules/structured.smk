@@ -45,6 +45,7 @@ rule structured_table6:
         rml=get_structured_rml_rows,
         table2="results/tables/table2.csv",
         table3="results/tables/table3.csv",
+        knn_instances=expand("results/knn/{dataset}_instances.csv.gz", dataset=DATASETS),
         table4="results/tables/table4.csv",
         figure5="results/pcc/figure5.csv",
         table5="results/tables/table5.csv",

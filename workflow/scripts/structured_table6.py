@@ -9,6 +9,7 @@ table = run_table6(
     list(inp.rml),
     table2=inp.table2,
     table3=inp.table3,
+    knn_instances=list(inp.knn_instances),
     table4=inp.table4,
     figure5=inp.figure5,
     table5=inp.table5,

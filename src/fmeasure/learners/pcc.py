@@ -137,9 +137,12 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         Ancestral samples per test instance for MM, FM and GFM.
     random_state : int or None, default 0
         Seed for the CV folds (``fit``) and, unless overridden, for sampling: every call of
-        :meth:`predict` draws the same samples for the same X. The samples of a batch come from
-        one random stream, so an instance's sample depends on its position in X; predictions
-        for an instance alone or within a batch agree in distribution, not draw for draw.
+        :meth:`predict` draws the same samples for the same X. Every instance's samples compare
+        with the same uniforms (common random numbers), so an instance's samples, and its
+        prediction, depend on its x and the seed only: alone or within a batch, in any order, it
+        gets the same prediction (the "dense" sampler; the "tree" sampler's binomial splits come
+        from one stream for the batch, so there an instance alone and within a batch agree in
+        distribution, not draw for draw).
     verbose : int, default 0
         1 draws a progress bar over the labels while fitting (interactive use); progress is logged
         at INFO level either way (``label j of m``), so a pipeline's log file shows it.
@@ -395,9 +398,26 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         with np.errstate(over="ignore"):
             return np.exp(-np.ascontiguousarray(self.coef_y_.T, dtype=np.float64))
 
+    def _common_uniforms(self, n_samples, rng):
+        """The raw 32-bit draws that every instance's samples compare with: (m, n_samples) uint32.
+
+        Common random numbers: sample s of every instance reads column s, so an instance's
+        samples depend on its x and the seed only, not on the other instances of the batch or its
+        position in it (:meth:`predict` on one row gives what it gives for that row in a batch).
+        """
+        m = self.n_labels_
+        return (
+            rng.bit_generator.random_raw((m * n_samples + 1) // 2)
+            .view(np.uint32)[: m * n_samples]
+            .reshape(m, n_samples)
+        )
+
     @single_threaded_blas
-    def _sample_block(self, A, n_samples, rng, F=None):
+    def _sample_block(self, A, n_samples, R, F=None):
         """Ancestral samples for the instances of A (c, m): int8 (c, n_samples, m).
+
+        ``R`` holds the common draws (:meth:`_common_uniforms`), (m, n_samples) uint32, read by
+        every instance alike.
 
         Samples are kept label-major, ``S[j, i * n_samples + s]``, so that each label is a
         contiguous row. The label part of the logits of a block of labels is one matrix product
@@ -412,7 +432,7 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         if F is not None:
             from fmeasure.learners._sampling import chain_draws_sparse
 
-            R = rng.bit_generator.random_raw((m * N + 1) // 2).view(np.uint32)[: m * N].reshape(m, N)
+            R = np.tile(R, (1, c))  # column i * n_samples + s: draw s, for every instance i
             with np.errstate(over="ignore"):
                 E = np.exp(-np.asarray(A, dtype=np.float64))
             S = np.empty((N, m), dtype=np.int8)
@@ -423,10 +443,11 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         S = np.empty((m, N), dtype=np.float32)
         b = max(1, int(self.block_size))
         # one uniform per (label, sample): the top 24 bits of a raw 32-bit draw, as
-        # rng.random(dtype=float32) does (same stream, faster): u = u24 / 2^24 in [0, 1).
-        U = rng.bit_generator.random_raw((m * N + 1) // 2).view(np.uint32)[: m * N].reshape(m, N)
-        U = (U >> 8).astype(np.float32)
+        # rng.random(dtype=float32) does (same stream, faster): u = u24 / 2^24 in [0, 1); the same
+        # n_samples columns for every instance (common random numbers)
+        U = (R >> 8).astype(np.float32)
         U *= _INV24
+        U = np.tile(U, (1, c))
         with np.errstate(over="ignore", invalid="ignore"):
             for j0 in range(0, m, b):
                 j1 = min(j0 + b, m)
@@ -539,11 +560,11 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         """
         n_samples = self._n_samples(n_samples)
         A = self.feature_logits(X)
-        rng = self._rng(random_state)
+        R = self._common_uniforms(n_samples, self._rng(random_state))
         out = np.empty((A.shape[0], n_samples, self.n_labels_), dtype=np.int8)
         F = self._sparse_sampler_weights()
         for sl in self._chunks(A.shape[0], n_samples):
-            out[sl] = self._sample_block(A[sl], n_samples, rng, F)
+            out[sl] = self._sample_block(A[sl], n_samples, R, F)
         return out
 
     def _n_samples(self, n_samples):
@@ -565,11 +586,12 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         sample-based prediction draws them: yields ``(rows, S (c, K, m), W (c, K) or None)``, W
         the counts of the distinct vectors of the "tree" sampler."""
         F = self._sparse_sampler_weights() if self.sampler == "dense" else None
+        R = self._common_uniforms(n_samples, rng) if self.sampler == "dense" else None
         for sl in self._draw_chunks(A.shape[0], n_samples):
             if self.sampler == "tree":
                 S, W = self._sample_tree(A[sl], n_samples, rng)
             else:
-                S, W = self._sample_block(A[sl], n_samples, rng, F), None
+                S, W = self._sample_block(A[sl], n_samples, R, F), None
             yield sl, S, W
 
     @single_threaded_blas
