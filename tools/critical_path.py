@@ -1,7 +1,7 @@
 """What ran when on the cores in a Snakemake run, which job ended last and why, and the idle cores.
 
     python tools/critical_path.py [RUN_DIR] [--log LOG] [--cores N] [--top 10] [--bucket 60]
-                                  [--lanes] [--scale RULE=FACTOR ...]
+                                  [--lanes] [--scale RULE=FACTOR ...] [--first RULE ...]
 
 RUN_DIR (default: the current directory) is the run's working directory: its Snakemake log
 (.snakemake/log/, the newest unless --log), its metadata (.snakemake/metadata/: each job's start
@@ -10,7 +10,8 @@ Prints the run's wall time and the cores' busy and idle time; the job that ended
 chain of dependencies (for each link, when it was ready and how long it then waited for a core);
 the lower bounds on the run's length (the work over the cores; the longest chain of dependent
 jobs); the biggest jobs; the cores' use over time (--lanes: every job on its core). --scale
-replays the run with some rules' jobs shorter or longer (e.g. structured_rml=0.33) and prints the
+replays the run with some rules' jobs shorter or longer (e.g. structured_rml=0.33), --first with
+some rules' jobs started before the others when ready (as a higher `priority:`), and prints the
 length it would have had (the same replay at the recorded durations is printed beside it, as the
 replay's own error).
 """
@@ -55,7 +56,9 @@ def lanes(table, cores: int) -> list[list[tuple]]:
     return out
 
 
-def report(run_dir: Path, log=None, cores=None, top=10, bucket=60.0, show_lanes=False, scale=None) -> str:
+def report(
+    run_dir: Path, log=None, cores=None, top=10, bucket=60.0, show_lanes=False, scale=None, first_rules=()
+) -> str:
     table, run = run_timeline(run_dir, log)
     cores = cores or run["cores"] or 1
     done = table.dropna(subset=["end_s"])
@@ -120,16 +123,18 @@ def report(run_dir: Path, log=None, cores=None, top=10, bucket=60.0, show_lanes=
         for c, jobs in enumerate(lanes(done, cores)):
             out.append(f"core {c}:")
             out += [f"  {_clock(s):>6} {_clock(e):>6} {e - s:7.1f}  {job}" for s, e, job in jobs]
-    if scale:
+    if scale or first_rules:
         same = simulate(table, cores)
-        scaled = simulate(table, cores, scale=scale)
+        scaled = simulate(table, cores, scale=scale, first=first_rules)
         held = np.minimum(done["threads"], cores) * done["dur_s"]
         s_work = float((held * done["rule"].map(lambda r: scale.get(r, 1.0))).sum())
         s_len, s_path = longest_path(table, scale)
         error = last - float(same["end_s"].max())
         out += [
             "",
-            "replay with " + ", ".join(f"{k} x {v:g}" for k, v in scale.items()) + ":",
+            "replay with "
+            + ", ".join([*(f"{k} x {v:g}" for k, v in scale.items()), *(f"{k} first" for k in first_rules)])
+            + ":",
             f"  wall {_clock(float(scaled['end_s'].max()) + error)}: jobs' span {scaled['end_s'].max() - first:.0f} s, "
             f"plus {error:.0f} s by which the same replay at the recorded durations ({same['end_s'].max() - first:.0f} s) "
             f"falls short of the run ({last - first:.0f} s)",
@@ -150,9 +155,13 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--scale", action="append", metavar="RULE=FACTOR", help="replay with the rule's jobs this much longer"
     )
+    ap.add_argument(
+        "--first", nargs="+", default=(), metavar="RULE", help="replay with these rules' jobs started first"
+    )
     args = ap.parse_args(argv)
     try:
-        print(report(args.run_dir, args.log, args.cores, args.top, args.bucket, args.lanes, _scales(args.scale)))
+        scale = _scales(args.scale)
+        print(report(args.run_dir, args.log, args.cores, args.top, args.bucket, args.lanes, scale, tuple(args.first)))
     except (OSError, ValueError) as exc:
         print(f"critical_path: {exc}", file=sys.stderr)
         return 1

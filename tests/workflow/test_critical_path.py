@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from fmeasure.experiments.costs import core_usage, critical_chain, longest_path, run_timeline, simulate
@@ -135,3 +136,26 @@ def test_the_tool_prints_the_chain_and_the_idle_cores(run, capsys):
     assert "idle 76 core-s" in out  # 246 - 170.25 over the jobs' span, + 20 before the first job
     assert "wall 1:29" in out  # the replay with the fits halved
     assert tool.main([str(run / "nothing")]) == 1
+
+
+def test_replay_starts_the_first_rules_jobs_before_the_others():
+    table = pd.DataFrame(
+        {
+            "jobid": [1, 2, 3],
+            "job": ["long", "short", "after"],
+            "rule": ["long", "short", "after"],
+            "threads": [1, 1, 1],
+            "start_s": [0.0, 10.0, 15.0],
+            "end_s": [10.0, 15.0, 16.0],
+            "dur_s": [10.0, 5.0, 1.0],
+            "deps": [[], [], [2]],
+        }
+    )
+    as_run = simulate(table, 1).set_index("job")
+    assert (as_run.at["short", "start_s"], as_run.at["after", "end_s"]) == (10.0, 16.0)
+    short_first = simulate(table, 1, first=("short",)).set_index("job")
+    # short, then long (the only job ready), then the job that waited for short
+    assert short_first.at["short", "start_s"] == 0.0 and short_first.at["long", "start_s"] == 5.0
+    assert short_first.at["after", "start_s"] == 15.0
+    two = simulate(table, 2, first=("short",)).set_index("job")
+    assert two.at["after", "end_s"] == 6.0 and two.at["long", "end_s"] == 10.0

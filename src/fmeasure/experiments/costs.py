@@ -430,17 +430,19 @@ def _topological(done: pd.DataFrame) -> list:
     return order
 
 
-def simulate(table: pd.DataFrame, cores: int, scale: dict | None = None, gap_s: float = 0.0) -> pd.DataFrame:
+def simulate(table: pd.DataFrame, cores: int, scale: dict | None = None, gap_s: float = 0.0, first=()) -> pd.DataFrame:
     """Replay the run's jobs on ``cores`` cores with each job's duration times ``scale[rule]``:
-    whenever cores are free, the ready jobs are started in the order the run started them, each
-    holding ``min(threads, cores)`` cores, a job that does not fit letting a smaller one pass (as
-    Snakemake does). ``gap_s`` is added to every job (the scheduler's time between jobs). Returns
-    the table with the simulated ``start_s`` and ``end_s`` (the run's first job starting at its
-    recorded start)."""
+    whenever cores are free, the ready jobs are started in the order the run started them (the jobs
+    of the rules in ``first`` before the others, as a higher ``priority:`` would), each holding
+    ``min(threads, cores)`` cores, a job that does not fit letting a smaller one pass (as Snakemake
+    does). ``gap_s`` is added to every job (the scheduler's time between jobs). Returns the table
+    with the simulated ``start_s`` and ``end_s`` (the run's first job starting at its recorded
+    start)."""
     import heapq
 
     scale = scale or {}
-    done = table.dropna(subset=["end_s"]).sort_values(["start_s", "jobid"], kind="stable")
+    done = table.dropna(subset=["end_s"]).assign(_later=lambda t: ~t["rule"].isin(list(first)))
+    done = done.sort_values(["_later", "start_s", "jobid"], kind="stable").drop(columns="_later")
     order = {j: k for k, j in enumerate(done["jobid"])}
     info = done.set_index("jobid")
     dur = {j: float(info.at[j, "dur_s"]) * scale.get(info.at[j, "rule"], 1.0) + gap_s for j in info.index}
@@ -450,7 +452,7 @@ def simulate(table: pd.DataFrame, cores: int, scale: dict | None = None, gap_s: 
     for j, deps in waiting.items():
         for d in deps:
             children[d].append(j)
-    now = float(done["start_s"].min()) if len(done) else 0.0
+    now = float(table["start_s"].min()) if len(done) else 0.0
     free, running, ready = cores, [], sorted((order[j] for j, d in waiting.items() if not d))
     start, end = {}, {}
     while ready or running:
