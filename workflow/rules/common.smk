@@ -7,7 +7,7 @@ import sys
 try:
     from fmeasure.experiments.config import (STAGE_TABLES, content_entry, dataset_config, dataset_view,
                                              exit_on_config_error, lp_surrogates, needs_refit,
-                                             select_datasets, setting_config, setting_datasets, used_fits)
+                                             sample_chunks, select_datasets, setting_config, setting_datasets, used_fits)
     from fmeasure.experiments.registry import (FOPTIMAL_MODELS, OWN_TARGET_STAGES, PARAMETRIC_LEARNERS,
                                                SCALING_LEARNERS, SIM_DATA_MODELS, THEORY_SURROGATES, TREE_MODELS,
                                                pattern)
@@ -149,7 +149,10 @@ def get_pcc_table4_rows(wildcards=None):
 
 
 def get_pcc_curves(wildcards=None):
-    return [f"results/pcc/{d}/curve_{n}.csv" for d in DATASETS for n in config["pcc"]["figure5"]["n_samples"]]
+    """Figure 5's points: one file per dataset and job of several numbers of samples, none of which
+    samples more than the largest number alone (a job per number paid a new process per point)."""
+    chunks = sample_chunks(config["pcc"]["figure5"]["n_samples"])
+    return [f"results/pcc/{d}/curve_{'-'.join(map(str, c))}.csv" for d in DATASETS for c in chunks]
 
 
 def get_pcc_exact(wildcards=None):

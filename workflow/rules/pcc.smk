@@ -1,6 +1,7 @@
 # Probabilistic classifier chains (Section 7.2): Table 4 and Figure 5.
 # One fit job per dataset caches the tuned chain under results/pcc/<dataset>/; every inference job
-# (Table 4; Figure 5 per number of samples; the exact reference) reads that cache and never refits.
+# (Table 4; Figure 5 in jobs of several numbers of samples; the exact reference) reads that cache
+# and never refits.
 # All logic lives in fmeasure.learners.pcc and fmeasure.experiments.pcc.
 
 STAGE_TARGETS["pcc"] = [
@@ -16,7 +17,8 @@ from fmeasure.experiments.pcc import fit_config as pcc_fit_config
 
 
 wildcard_constraints:
-    n_samples="[0-9]+",
+    # Figure 5's numbers of samples of one job, joined by "-" (fmeasure.experiments.config.sample_chunks)
+    n_samples=r"\d+(-\d+)*",
 
 
 localrules:

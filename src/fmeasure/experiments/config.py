@@ -56,6 +56,7 @@ __all__ = [
     "override_lines",
     "lp_surrogates",
     "model_chunks",
+    "sample_chunks",
     "used_fits",
     "STAGE_TABLES",
     "PCC_INFERENCE_KEYS",
@@ -139,6 +140,34 @@ def model_chunks(n_models: int, models_per_job: int) -> list[tuple[int, int]]:
     if n_models < 1 or models_per_job < 1:
         raise ValueError(f"n_models/models_per_job: must be >= 1, got {n_models}/{models_per_job}")
     return [(a, min(a + models_per_job, n_models)) for a in range(0, n_models, models_per_job)]
+
+
+def sample_chunks(n_samples) -> list[list[int]]:
+    """Figure 5's numbers of samples, split into jobs none of which samples more than the largest
+    number alone: first fit, from the largest number down (a job's work grows with the sum of its
+    numbers). Each job's numbers ascending; the jobs in the order of their smallest number.
+
+    One job per number would pay a new process for points that take less time than its start;
+    one job per dataset would put the whole curve on one core.
+
+    Examples
+    --------
+    >>> sample_chunks([10, 20, 50, 100, 200, 500, 1000, 2000])
+    [[10, 20, 50, 100, 200, 500, 1000], [2000]]
+    >>> sample_chunks([100, 100, 50])
+    [[50], [100], [100]]
+    """
+    ns = sorted((int(n) for n in n_samples), reverse=True)
+    if not ns or ns[-1] < 1:
+        raise ValueError(f"n_samples: positive numbers needed, got {list(n_samples)}")
+    cap, jobs = ns[0], []
+    for n in ns:
+        fit = next((j for j in jobs if sum(j) + n <= cap), None)
+        if fit is None:
+            jobs.append([n])
+        else:
+            fit.append(n)
+    return sorted((sorted(j) for j in jobs), key=lambda j: (j[0], len(j)))
 
 
 def used_fits(cfg: dict) -> list[str]:
