@@ -278,7 +278,7 @@ def moved_cells(current: pd.DataFrame, reference: pd.DataFrame, tol: float = REF
     merged = ref.rename(columns={"value": "reference"}).merge(current[[*key, "value"]], on=key, how="left")
     merged["delta"] = (merged["value"] - merged["reference"]).round(10)
     gone = merged["value"].isna() & merged["reference"].notna()
-    moved = merged["delta"].abs() > merged["tol"]
+    moved = merged["delta"].abs() > merged["tol"].round(10)  # one instance's worth is within, to rounding
     merged["status"] = np.where(gone, "missing", np.where(moved, "moved", ""))
     out = merged[merged["status"] != ""]
     return out[[*key, "reference", "value", "delta", "tol", "status"]].reset_index(drop=True)
@@ -299,7 +299,7 @@ def noted_cells(current: pd.DataFrame, reference: pd.DataFrame, tol: float = REF
     ref["tol"] = pd.to_numeric(ref["tol"], errors="coerce").fillna(tol) if "tol" in ref.columns else tol
     merged = ref.rename(columns={"value": "reference"}).merge(current[[*key, "value"]], on=key, how="inner")
     merged["delta"] = (merged["value"] - merged["reference"]).round(10)
-    out = merged[(merged["delta"] != 0) & (merged["delta"].abs() <= merged["tol"])].assign(status="noted")
+    out = merged[(merged["delta"] != 0) & (merged["delta"].abs() <= merged["tol"].round(10))].assign(status="noted")
     return out[[*key, "reference", "value", "delta", "tol", "status"]].reset_index(drop=True)
 
 
