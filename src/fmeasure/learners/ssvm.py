@@ -22,8 +22,8 @@ until ``max_iter`` iterations (``stopped_by_`` says which).
   OCAS's line search (Franc and Sonnenburg, 2009), :func:`fmeasure.learners._cutting_plane.one_slack`.
   Each iteration adds one plane, the oracle's labelling of every example at once, and solves a QP
   on the working set of planes (DAQP); the planes do not depend on C, so the working set carries
-  over from one C of the grid to the next. Its iterations grow slowly with C (scene, tol 1e-3:
-  156 at C = 1000, against 17,898 passes of BCFW; ``benchmarks/bench_ssvm_solvers.py``).
+  over from one C of the grid to the next. Its iterations grow slowly with C, BCFW's passes
+  several-fold per decade (``benchmarks/bench_ssvm_solvers.py`` compares the two).
 * ``"bcfw"`` (default): block-coordinate Frank-Wolfe on the dual (Lacoste-Julien, Jaggi, Schmidt and
   Pletscher, ICML 2013), :func:`bcfw`. It needs only the loss-augmented oracle
   (:func:`fmeasure.inference.loss_augmented`, exact in O(m^2) per example at worst), no QP solver;
@@ -389,9 +389,8 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         ``"bcfw"`` (default): block-coordinate Frank-Wolfe (:func:`bcfw`), whose passes grow
         several-fold per decade of C. ``"cutting_plane"``: the 1-slack cutting-plane method with
         OCAS's line search (:func:`fmeasure.learners._cutting_plane.one_slack`), whose iterations
-        grow slowly with C. Both stop on the same duality gap. On scene with the pipeline's
-        settings both choose C = 100 and their test F differ by 0.06 points, at 61 times fewer
-        CPU seconds for the cutting-plane method (``benchmarks/bench_ssvm_solvers.py``). At the
+        grow slowly with C. Both stop on the same duality gap; ``benchmarks/bench_ssvm_solvers.py
+        --fit`` compares their choice of C, test F and CPU seconds on a dataset. At the
         smallest C, where every w within ``tol`` of the optimum is near 0, the cutting-plane
         method stops after a plane or two and its predictions, unlike BCFW's, change from one
         such C to the next: the CV F there has no plateau for ``patience`` to rely on.
