@@ -4,6 +4,9 @@ the warm start along C."""
 
 import itertools
 import pickle
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -276,3 +279,47 @@ def test_ssvm_rejects_an_unknown_solver():
     Xa, Y = _toy(n=20)
     with pytest.raises(ValueError, match="solver"):
         FMeasureSSVM(Cs=(1.0,), solver="newton").fit(Xa, Y)
+
+
+def test_daqp_is_imported_only_by_the_cutting_plane_solver():
+    """In an interpreter where daqp cannot be imported: fmeasure and its learners import, the
+    default solver fits, and the cutting-plane solver fails at once with one ImportError line
+    naming ``pip install daqp``, before any fold work."""
+    code = textwrap.dedent(
+        """
+        import sys
+
+        class NotInstalled:
+            def find_spec(self, name, path=None, target=None):
+                if name.partition(".")[0] == "daqp":
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+                return None
+
+        sys.meta_path.insert(0, NotInstalled())
+        import numpy as np
+        import fmeasure, fmeasure.learners
+        from fmeasure.learners import FMeasureSSVM
+        from fmeasure.learners._cutting_plane import one_slack
+        assert "daqp" not in sys.modules
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(40, 3))
+        Y = (X + rng.normal(size=(40, 3)) > 0).astype(np.int8)
+        FMeasureSSVM(Cs=(0.1, 1.0), cv=2, max_iter=20).fit(X, Y)
+        assert "daqp" not in sys.modules
+        for call in (
+            lambda: FMeasureSSVM(Cs=(0.1, 1.0), cv=2, solver="cutting_plane").fit(X, Y),
+            lambda: one_slack(np.hstack([X, np.ones((40, 1))]), Y, 1.0),
+        ):
+            try:
+                call()
+            except ImportError as exc:
+                print(str(exc))
+            else:
+                raise AssertionError("no ImportError")
+        """
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2 and lines[0] == lines[1], lines
+    assert lines[0].endswith("pip install daqp") and "cutting_plane" in lines[0], lines

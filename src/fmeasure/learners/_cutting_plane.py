@@ -39,19 +39,31 @@ import logging
 import numbers
 import time
 
-import daqp
 import numpy as np
 import scipy.sparse as sp
 
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference.structured import solve_batch
 
-__all__ = ["WorkingSet", "one_slack"]
+__all__ = ["WorkingSet", "load_daqp", "one_slack"]
 
 log = logging.getLogger("fmeasure.learners.ssvm")
 
 #: X is multiplied as a CSR matrix when at most this fraction of its entries are non-zero.
 SPARSE_BELOW = 0.3
+
+
+def load_daqp():
+    """The DAQP module, imported on first use: only the cutting-plane solver needs it (``import
+    fmeasure`` and the default solver do not). Without it, one ImportError line naming the fix."""
+    try:
+        import daqp
+    except ImportError:
+        raise ImportError(
+            "RML's cutting-plane solver (FMeasureSSVM(solver='cutting_plane')) needs the package daqp, "
+            "a dependency of fmeasure that is not installed here: pip install daqp"
+        ) from None
+    return daqp
 
 
 class _Design:
@@ -146,6 +158,7 @@ def _master(ws, lam):
     otherwise. The returned alpha is made feasible (clipped at 0, scaled to sum at most 1), so the
     dual value computed from it is a valid lower bound whatever the QP's accuracy.
     """
+    daqp = load_daqp()
     t = ws.t
     K, c = ws.K[:t, :t], ws.c[:t]
     scale = max(float(np.trace(K)) / t, np.finfo(float).tiny)
@@ -238,6 +251,7 @@ def one_slack(
     """
     if not (isinstance(C, numbers.Real) and C > 0):
         raise ValueError(f"C must be a positive number, got {C!r}")
+    load_daqp()  # before any work: a missing package is reported at once
     n, m = Y.shape
     lam = 1.0 / C
     Yb = np.asarray(Y).astype(bool)

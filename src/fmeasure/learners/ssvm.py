@@ -78,7 +78,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference.structured import solve_batch
-from fmeasure.learners._cutting_plane import one_slack
+from fmeasure.learners._cutting_plane import load_daqp, one_slack
 from fmeasure.learners.base import MultiLabelMixin
 from fmeasure.metrics import f_measure
 
@@ -487,6 +487,8 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
             raise ValueError(f"patience must be None or an integer >= 1, got {self.patience!r}")
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        if self.solver == "cutting_plane":
+            load_daqp()  # in this process, before the fold workers start
         if self.refit_tol is not None and (not isinstance(self.refit_tol, numbers.Real) or not self.refit_tol > 0):
             raise ValueError(f"refit_tol must be None or a positive number, got {self.refit_tol!r}")
         for name in ("max_iter", "batch_size"):
