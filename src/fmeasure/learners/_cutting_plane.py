@@ -149,6 +149,16 @@ def _master(ws, lam):
     """The master QP's solution: alpha maximising alpha . c - alpha' K alpha / (2 lam) over
     {alpha >= 0, sum alpha <= 1}, i.e. min 1/2 alpha' K alpha - lam c . alpha there.
 
+    Solved with a slack alpha_0 = 1 - sum alpha, the weight of the plane of H = Y (g = 0, c = 0),
+    on the simplex of (alpha_0, alpha), where every c may be lowered by c_max = max_j c_j: the
+    linear term is then lam (c_max - c_j) >= 0, 0 for the planes of the largest c. The problem
+    solved is min 1/2 alpha' K alpha + lam (c_max - c) . alpha + lam c_max alpha_0 over alpha_0,
+    alpha >= 0 and alpha_0 + sum alpha >= 1 (at the optimum the sum is 1: with a linear term >= 0,
+    scaling down never increases the objective). Where every plane in use has the largest c (the
+    smallest C, W near 0) the objective is alpha' K alpha alone, as well scaled at any lam; in the
+    form without the slack its linear term, lam c, grows with lam until it swamps the quadratic
+    term the solution depends on.
+
     Solved by DAQP (Arnstroem, Bemporad and Axehill's dual active-set method) on K scaled to unit
     mean diagonal, with proximal-point iterations (K is only semi-definite: planes can be linearly
     dependent, and once there are more planes than weights they always are): a fixed proximal
@@ -162,19 +172,23 @@ def _master(ws, lam):
     t = ws.t
     K, c = ws.K[:t, :t], ws.c[:t]
     scale = max(float(np.trace(K)) / t, np.finfo(float).tiny)
-    H = np.ascontiguousarray(K / scale)  # DAQP reads the memory as a C-ordered t x t block
-    f = -(lam / scale) * c
-    A = np.ones((1, t))
-    upper = np.full(t + 1, 1.0)
-    lower = np.zeros(t + 1)
-    lower[t] = -1e30
+    H = np.zeros((t + 1, t + 1))  # DAQP reads the memory as a C-ordered block
+    H[1:, 1:] = K / scale
+    c_max = max(float(c.max()), 0.0)
+    f = (lam / scale) * (c_max - np.concatenate(([0.0], c)))
+    A = np.ones((1, t + 1))
+    upper = np.full(t + 2, 1.0)
+    upper[t + 1] = 1e30
+    lower = np.zeros(t + 2)
+    lower[t + 1] = 1.0
     best, best_value = None, -np.inf
     attempts = [(0.0, dict(eps_prox=1e-4, eta_prox=1e-12)), (0.0, dict(eps_prox=-1.0))]
     attempts += [(ridge, dict(eps_prox=-1.0)) for ridge in (1e-10, 1e-8, 1e-6)]
     for ridge, settings in attempts:
-        Hr = H + ridge * np.eye(t) if ridge else H
-        alpha, _, flag, _ = daqp.solve(Hr, f, A, upper, lower, **settings)
-        alpha = np.maximum(np.asarray(alpha, dtype=np.float64), 0.0)
+        Hr = H + ridge * np.eye(t + 1) if ridge else H
+        x, _, flag, _ = daqp.solve(Hr, f, A, upper, lower, **settings)
+        x = np.maximum(np.asarray(x, dtype=np.float64), 0.0)
+        alpha = x[1:] / max(float(x.sum()), 1.0)
         s = float(alpha.sum())
         alpha = alpha / s if s > 1.0 else alpha
         if flag == 1:
