@@ -323,3 +323,53 @@ def test_daqp_is_imported_only_by_the_cutting_plane_solver():
     lines = r.stdout.splitlines()
     assert len(lines) == 2 and lines[0] == lines[1], lines
     assert lines[0].endswith("pip install daqp") and "cutting_plane" in lines[0], lines
+
+
+def _limit_direction(Xa, Y):
+    """v* with W = C v* the optimum as C -> 0, for label vectors that are not empty: the mean hinge
+    is linear near W = 0, with the planes of the labellings that add no true label (loss 1), and
+    v* is the min-norm point of their hull, X' (Y - Q) / n over 0 <= Q <= 1, Q = 0 where Y = 1.
+    Separable by label: one bounded least-squares problem per label."""
+    n = Xa.shape[0]
+    cols = []
+    for j in range(Y.shape[1]):
+        neg = Y[:, j] == 0
+        q = so.lsq_linear(Xa[neg].T / n, Xa.T @ Y[:, j] / n, bounds=(0.0, 1.0), tol=1e-14, lsmr_tol="auto").x
+        cols.append((Xa.T @ Y[:, j] - Xa[neg].T @ q) / n)
+    return np.column_stack(cols)
+
+
+def test_one_slack_near_zero_is_the_limit_direction_and_stays_on_a_path():
+    """At the smallest C the fit ends at the master's solution with its gap also within rel_tol of
+    lam ||W||^2: W / C is within sqrt(2 rel_tol) ||W / C|| of the exact limit v*. Along a path the
+    next C start there certified: no iteration, W proportional to C, the same predictions."""
+    Xa, Y = _toy(n=120, m=3, seed=10)
+    keep = Y.sum(axis=1) > 0
+    Xa, Y = Xa[keep], Y[keep]
+    v_star = _limit_direction(Xa, Y)
+    rel, tol = 1e-3, 1e-3
+    ws, first = None, None
+    for C in (1e-6, 1e-5, 1e-4):
+        res = one_slack(Xa, Y, C, tol=tol, rel_tol=rel, init=ws)
+        ws = res["planes"]
+        W, lam = res["W"], 1.0 / C
+        assert res["stopped_by"] == "tol" and res["gap"] <= min(tol, rel * lam * np.sum(W * W))
+        assert res["primal"] == pytest.approx(_primal(Xa, Y, W, C), abs=1e-12)
+        v = W / C
+        assert np.linalg.norm(v - v_star) <= np.sqrt(2 * rel) * np.linalg.norm(v) + 1e-9
+        if first is None:
+            first = v
+        else:
+            assert res["n_iter"] == 0
+            np.testing.assert_allclose(v, first, rtol=1e-7, atol=1e-12)
+            np.testing.assert_array_equal(Xa @ W > 0, Xa @ (C * first) > 0)
+
+
+def test_ssvm_cutting_plane_ties_on_the_plateau_of_small_c():
+    """Every C so small that w is near 0 gives the same predictions and CV scores with the
+    cutting-plane solver too, so patience does not count them."""
+    Xa, Y = _toy(n=150, m=3, seed=4)
+    Cs = (1e-6, 1e-5, 1e-4, 1.0)
+    model = FMeasureSSVM(Cs=Cs, cv=3, random_state=0, patience=1, solver="cutting_plane").fit(Xa[:, :-1], Y)
+    assert model.cv_scores_[0] == model.cv_scores_[1] == model.cv_scores_[2]
+    assert model.Cs_skipped_ == []

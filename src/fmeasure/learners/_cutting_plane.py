@@ -49,6 +49,15 @@ __all__ = ["WorkingSet", "load_daqp", "one_slack"]
 
 log = logging.getLogger("fmeasure.learners.ssvm")
 
+#: Default ``rel_tol`` of :func:`one_slack`.
+REL_TOL = 1e-3
+
+#: Default ``rel_iter`` of :func:`one_slack`.
+REL_ITER = 100
+
+#: A gap this small is rounding (the objective is about 1 near W = 0): ``rel_tol`` asks no less.
+ROUNDING = 1e-12
+
 #: X is multiplied as a CSR matrix when at most this fraction of its entries are non-zero.
 SPARSE_BELOW = 0.3
 
@@ -223,6 +232,8 @@ def one_slack(
     mu=0.1,
     ls_max=6,
     prune_after=30,
+    rel_tol=None,
+    rel_iter=None,
 ):
     """The 1-slack cutting-plane method for the F-measure structured SVM (features with bias).
 
@@ -254,6 +265,14 @@ def one_slack(
         Most oracle calls of one line search.
     prune_after : int
         A plane whose dual variable has been 0 this many iterations in a row leaves the working set.
+    rel_tol : float, optional
+        Near W = 0 (every example's most violating labelling at the master's solution has loss
+        1), the fit ends at the master's solution once its gap is also at most ``rel_tol`` times
+        lam ||W||^2, which makes its direction, and so its predictions, those of the exact optimum
+        to within about sqrt(2 rel_tol) (None: :data:`REL_TOL`).
+    rel_iter : int, optional
+        Most iterations spent on ``rel_tol`` once the gap is within ``tol``; then the best point is
+        returned, certified by ``tol`` (None: :data:`REL_ITER`).
 
     Returns
     -------
@@ -297,7 +316,11 @@ def one_slack(
     Wb, Sb, Pb, Hb = Wc, Sc, Pc, Hc
     dual_hist, gap_hist = [dual], [Pb - dual]
     stopped_by = "tol"
+    rel = REL_TOL if rel_tol is None else rel_tol
+    rel_iter = REL_ITER if rel_iter is None else rel_iter
+
     it = 0
+    settled = None  # the iteration at which the best point's gap first came within tol
     start = last = time.perf_counter()
     while True:
         if Pb - dual <= tol:
@@ -306,7 +329,22 @@ def one_slack(
             Pb, Hb = primal(Sb, Wb)
             gap_hist[-1] = Pb - dual
             if Pb - dual <= tol:
-                break
+                settled = it if settled is None else settled
+                Pc, Hc = primal(Sc, Wc) if Wc is not Wb else (Pb, Hb)
+                if not np.all(_loss(Yb, counts, Hc) == 1.0):
+                    break
+                # Near W = 0, where every example's labelling has the largest loss (the mean hinge
+                # is linear there, W(alpha) = C v with v the master's combination of planes): the
+                # master's solution, its gap also at most rel_tol times lam ||W||^2 (C times v's
+                # Frank-Wolfe gap as the min-norm point of the planes' hull). Both are
+                # proportional to C there, so the next C of a path starts certified from the same
+                # v: the same predictions from one small C to the next, as for the exact optimum.
+                if Pc - dual <= min(tol, max(rel * lam * float(np.sum(Wc * Wc)), ROUNDING)):
+                    Wb, Sb, Pb, Hb = Wc, Sc, Pc, Hc
+                    gap_hist[-1] = Pb - dual
+                    break
+                if it - settled >= rel_iter:
+                    break
         if it >= max_iter:
             stopped_by = "max_iter"
             break
