@@ -391,9 +391,12 @@ class FMeasureSSVM(MultiLabelMixin, ClassifierMixin, MultiOutputMixin, BaseEstim
         OCAS's line search (:func:`fmeasure.learners._cutting_plane.one_slack`), whose iterations
         grow slowly with C. Both stop on the same duality gap; ``benchmarks/bench_ssvm_solvers.py
         --fit`` compares their choice of C, test F and CPU seconds on a dataset. At the
-        smallest C, where every w within ``tol`` of the optimum is near 0, the cutting-plane
-        method stops after a plane or two and its predictions, unlike BCFW's, change from one
-        such C to the next: the CV F there has no plateau for ``patience`` to rely on.
+        smallest C, where every w within ``tol`` of the optimum is near 0, both predict the same
+        from one C to the next (a plateau of the CV F), but not the same as each other: the
+        cutting-plane method's w is near the exact small-C limit (its gap there is also small
+        relative to the regulariser), BCFW's keeps the direction of its first passes. Their CV F at
+        the smallest C differ, and so can their choice of C where those C score about as well as
+        the larger ones.
 
     Attributes
     ----------
