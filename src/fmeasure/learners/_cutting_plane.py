@@ -32,16 +32,17 @@ An iteration costs two products with X (the scores X W, n x m, and the new plane
 few oracle calls on all examples (the line search moves along a line of scores: no product), and
 a QP of the working set's size.
 
-Near W = 0 (the smallest C), every example's most violating labelling has the largest loss, 1,
-and the mean hinge is linear: the optimum is C v* for a fixed v*, the min-norm point of the hull
-of those labellings' planes, and predicts the same at every such C. Any W within ``tol`` is
-certified there, in any direction, so the solver asks more of it: it ends at the master's
-solution W(alpha) = C v, with its gap P - D = C (||v||^2 - min_j <g_j, v>) (C times v's
-Frank-Wolfe gap as a point of the planes' hull) also at most ``rel_tol`` lam ||W||^2 =
-``rel_tol`` C ||v||^2. Then ||v - v*|| <= sqrt(2 rel_tol) ||v||, and both sides scale with C, so
-the next C of a path starts from the same v already certified: the same predictions from one small
-C to the next (a plateau of the cross-validated F), as the exact optimum has. At most
-``rel_iter`` iterations go to this once the gap is within ``tol``.
+Near W = 0 (the smallest C), every example's most violating labelling has the largest loss, 1, and
+the mean hinge is linear: the optimum is C v* for a fixed v*, the min-norm point of the hull of
+those labellings' planes, and predicts the same at every such C. Any W within ``tol`` is certified
+there, in any direction, so the solver asks more of it: it ends at the master's solution
+W(alpha) = C v, with its gap also at most ``rel_tol`` lam ||W||^2 = ``rel_tol`` C ||v||^2. Where the
+planes in use have c = 1, that gap is C (||v||^2 - min_H <g_H, v>), the minimum over the labellings
+of loss 1 (the oracle's at W): C times v's Frank-Wolfe gap as a point of their hull. Then ||v - v*||
+<= sqrt(2 rel_tol) ||v||; the gap and its bound both scale with C, so the next C of a path starts
+from the same v already certified: the same predictions from one small C to the next (a plateau of
+the cross-validated F), as the exact optimum has. At most ``rel_iter`` iterations go to this once
+the gap is within ``tol``.
 """
 
 from __future__ import annotations
