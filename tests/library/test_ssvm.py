@@ -237,15 +237,16 @@ def test_ssvm_patience_does_not_count_a_plateau():
     assert model.Cs_skipped_ == [] and model.C_ == 1.0
 
 
-def test_ssvm_fold_workers_log_progress_to_the_parent(caplog):
+@pytest.mark.parametrize("solver, step", [("cutting_plane", "iteration"), ("bcfw", "pass")])
+def test_ssvm_fold_workers_log_progress_to_the_parent(caplog, solver, step):
     import logging
 
     Xa, Y = _toy(n=120, m=3, seed=2)
     with caplog.at_level(logging.INFO, logger="fmeasure.learners.ssvm"):
-        FMeasureSSVM(Cs=(0.1, 1.0), cv=2, n_jobs=2, max_iter=5).fit(Xa[:, :-1], Y)
+        FMeasureSSVM(Cs=(0.1, 1.0), cv=2, n_jobs=2, max_iter=5, solver=solver).fit(Xa[:, :-1], Y)
     msgs = [r.getMessage() for r in caplog.records]
     for k in (1, 2):
-        assert any(f"fold {k} of 2, C = 1 (2 of 2): pass 1 of at most 5" in m for m in msgs), msgs
+        assert any(f"fold {k} of 2, C = 1 (2 of 2): {step} 1 of at most 5" in m for m in msgs), msgs
     assert any("refit on all data" in m for m in msgs) and any(
         "C = 1 chosen" in m or "C = 0.1 chosen" in m for m in msgs
     )

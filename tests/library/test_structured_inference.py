@@ -124,8 +124,9 @@ def test_compiled_kernel_equals_numpy_reference_bit_for_bit():
 def test_compiled_kernel_sorts_the_rest_when_the_count_reaches_far():
     """Rows where many false labels have a positive gain (scores near 0, as at the start of
     training, and on coarse grids full of ties): past the first few, the kernel sorts the rest
-    of the false labels at once instead of selecting them one by one, and it skips those whose
-    score is at most minus the loss's largest increment. Same labels and values as the numpy
+    of the false labels at once instead of selecting them one by one, then finds each count by
+    bisection, and it skips those whose score is at most minus the loss's largest increment.
+    Same labels and values as the numpy
     reference, ties broken by the lowest label index."""
     from fmeasure.inference.structured import solve_batch, solve_batch_numpy
 

@@ -10,12 +10,14 @@ its increments by the same formulas and the same tie rule. It does less work:
 * for a fixed number a of true labels, the marginal gains of the false labels are non-increasing
   (the scores are sorted and the float64 increments of the loss are non-increasing in b: checked
   for every m up to :data:`MONOTONE_UP_TO` labels), so counting the positive ones stops at the
-  first that is not. Beyond that many labels every gain is counted, as the numpy version does;
+  first that is not, and once all the collected false labels are in order the count is found by
+  bisection (O(log f) for each a instead of O(f)). Beyond that many labels every gain is counted,
+  as the numpy version does;
 * the false labels are put in order lazily, as far as the counting reaches: the best few by
   selection, and once it reaches further (as when every score is near 0, at the start of
   training and at small C, and many false labels have a positive gain) the rest by one sort.
-  A row costs O(m + f log f + s b) for f candidate false labels, s true labels and at most b
-  counted, never O(f^2).
+  A row costs O(m + f log f + s min(b, log f)) for f candidate false labels, s true labels and
+  at most b counted, never O(f^2).
 """
 
 from __future__ import annotations
@@ -151,6 +153,19 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
                         for t in range(b, f):
                             Fz[t + 1] = Fz[t] + S[r, pos_f[t]]
                         done = f
+                if stop_early and done == f:
+                    # All in order and the gains non-increasing: the first gain <= atol at or
+                    # after b, by bisection (the count that the scan would reach).
+                    lo = b
+                    hi = f
+                    while lo < hi:
+                        mid = (lo + hi) // 2
+                        if S[r, pos_f[mid]] + (_loss(s, a, mid + 1) - _loss(s, a, mid)) > atol:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    cnt = lo
+                    break
                 if S[r, pos_f[b]] + (_loss(s, a, b + 1) - _loss(s, a, b)) > atol:
                     cnt += 1
                 elif stop_early:

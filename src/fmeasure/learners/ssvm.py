@@ -14,23 +14,34 @@ Objective (the usual "C / n" scaling of SVM-struct)::
 
 with the bias inside w (a constant feature equal to 1, regularised like the weights).
 
-Solver: block-coordinate Frank-Wolfe on the dual (Lacoste-Julien, Jaggi, Schmidt and Pletscher,
-ICML 2013). It needs only the loss-augmented oracle
-(:func:`fmeasure.inference.loss_augmented`, exact in O(m^2) per example at worst), no QP solver; its exact
-line search makes the dual objective increase at every step, and it yields the duality gap, a
-certificate of sub-optimality used as the stopping rule. For this feature map the dual variables
-of example n collapse to one vector a_n in R^m (a convex combination of y_n - h), so w = X~' A /
-(lambda n) with lambda = 1 / C and the memory is O(n m), whatever the number of constraints
-visited. Blocks are mini-batches of ``batch_size`` examples (one oracle call for the whole batch,
-one exact line search on the joint direction; ``batch_size=1`` is the original algorithm). Each
-pass visits every example once in a random order; after each pass the exact duality gap is
-computed (one batched oracle call on all examples) and the solver stops when it is at most
-``tol`` or after ``max_iter`` passes (``stopped_by_`` says which). The dual variables are feasible
-for every C, so the C grid is solved as a warm-started path (small C first).
+Solvers (``solver``), both stopped by the same certificate: the duality gap, primal minus dual
+objective, an upper bound on the sub-optimality; every fit runs until it is at most ``tol`` or
+until ``max_iter`` iterations (``stopped_by_`` says which).
+
+* ``"cutting_plane"``: the 1-slack cutting-plane method (Joachims, Finley and Yu, 2009) with
+  OCAS's line search (Franc and Sonnenburg, 2009), :func:`fmeasure.learners._cutting_plane.one_slack`.
+  Each iteration adds one plane, the oracle's labelling of every example at once, and solves a QP
+  on the working set of planes (DAQP); the planes do not depend on C, so the working set carries
+  over from one C of the grid to the next. Its iterations grow slowly with C, BCFW's passes
+  several-fold per decade (``benchmarks/bench_ssvm_solvers.py`` compares the two).
+* ``"bcfw"`` (default): block-coordinate Frank-Wolfe on the dual (Lacoste-Julien, Jaggi, Schmidt and
+  Pletscher, ICML 2013), :func:`bcfw`. It needs only the loss-augmented oracle
+  (:func:`fmeasure.inference.loss_augmented`, exact in O(m^2) per example at worst), no QP solver;
+  its exact line search makes the dual objective increase at every step. For this feature map the
+  dual variables of example n collapse to one vector a_n in R^m (a convex combination of y_n - h),
+  so w = X~' A / (lambda n) with lambda = 1 / C and the memory is O(n m), whatever the number of
+  constraints visited. Blocks are mini-batches of ``batch_size`` examples (one oracle call for the
+  whole batch, one exact line search on the joint direction; ``batch_size=1`` is the original
+  algorithm). Each pass visits every example once in a random order; the exact duality gap (one
+  batched oracle call on all examples) is taken when the pass's estimate nears ``tol`` and every
+  few passes. The dual variables are feasible for every C, so they warm-start the next C. Its
+  passes grow several-fold per decade of C.
+
+The C grid is solved as a warm-started path (small C first) by either solver.
 
 Where this may differ from Petterson and Caetano's C++ binary (used for the paper's Table 6):
 their solver is the 1-slack cutting-plane method with a QP on the working set, capped at 1000
-iterations; here the same convex problem is solved by BCFW to a duality-gap tolerance, so both
+iterations; here the same convex problem is solved to a duality-gap tolerance, so both
 approach the same optimum but stop at different points. Whether their binary regularises the
 bias, scales C by 1/n, or rescales features is not documented; here the bias is regularised, C
 is scaled by 1/n, and features are used as given (``standardize=True`` standardises dense
@@ -62,10 +73,11 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference.structured import solve_batch
+from fmeasure.learners._cutting_plane import load_daqp, one_slack
 from fmeasure.learners.base import MultiLabelClassifier, fit_context
 from fmeasure.metrics import f_measure
 
@@ -75,6 +87,9 @@ log = logging.getLogger(__name__)
 
 #: The exact duality gap is computed at least every this many passes.
 _EXACT_EVERY = 5
+
+#: The solvers of :class:`FMeasureSSVM` (``solver``).
+SOLVERS = ("cutting_plane", "bcfw")
 
 #: The paper's grid for C (Section 7.2: as for PCC, EFP and LFP).
 DEFAULT_CS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
@@ -264,16 +279,29 @@ def bcfw(
     }
 
 
+def _solve(Xa, Y, C, solver_kw, seed, init, label):
+    """One fit at C by the configured solver; ``res["warm"]`` starts the next C of a path."""
+    kw = dict(solver_kw)
+    solver = kw.pop("solver", "bcfw")
+    if solver == "bcfw":
+        res = bcfw(Xa, Y, C, init=init, random_state=seed, label=label, **kw)
+        res["warm"] = (res["A"], res["ell"])
+    else:
+        kw.pop("batch_size", None)
+        res = one_slack(Xa, Y, C, init=init, label=label, **kw)
+        res["warm"] = res["planes"]
+    return res
+
+
 def _path(Xa, Y, Cs, solver_kw, seed, init=None, where="", offset=0, total=None):
-    """Solve for every C in ascending order, each warm-started from the previous dual."""
+    """Solve for every C in ascending order, each warm-started from the previous one (the dual
+    variables for ``bcfw``, the working set of planes for the cutting-plane solver)."""
     out = {}
     total = len(Cs) if total is None else total
     for i, C in enumerate(sorted(Cs)):
         label = f"RML {where}C = {C:g} ({offset + i + 1} of {total})"
-        res = bcfw(
-            Xa, Y, C, init=init, random_state=np.random.SeedSequence([seed, offset + i]), label=label, **solver_kw
-        )
-        init = (res["A"], res["ell"])
+        res = _solve(Xa, Y, C, solver_kw, np.random.SeedSequence([seed, offset + i]), init, label)
+        init = res["warm"]
         out[C] = res
     return out
 
@@ -290,7 +318,7 @@ def _fold(Xa, Y, tr, va, Cs, solver_kw, seed, where, offset=0, total=None, init=
         scores[C] = float(np.mean(f_measure(Y[va], H)))
     last = path[max(Cs)]
     stops = {C: (r["n_iter"], r["stopped_by"], r["gap"]) for C, r in path.items()}
-    return scores, stops, (last["A"], last["ell"]), time.process_time() - c0
+    return scores, stops, last["warm"], time.process_time() - c0
 
 
 def _to_queue(queue):
@@ -331,11 +359,13 @@ class FMeasureSSVM(MultiLabelClassifier):
         Tolerance of the final fit on all data, the model that predicts (None: ``tol``). One fit
         against the ``cv`` x grid fits of the tuning, so a tighter value is cheap there.
     max_iter : int
-        Most passes over the training data per value of C.
+        Most iterations of the solver per value of C (cutting planes added, or passes over the
+        training data for ``bcfw``).
     batch_size : int
-        Examples per block-coordinate Frank-Wolfe step (1 = the original algorithm; larger
-        blocks use batched inference and matrix products, at a slightly slower rate per pass;
-        blocks are formed from examples with the same number of true labels where possible).
+        ``bcfw`` only: examples per block-coordinate Frank-Wolfe step (1 = the original
+        algorithm; larger blocks use batched inference and matrix products, at a slightly slower
+        rate per pass; blocks are formed from examples with the same number of true labels where
+        possible).
     standardize : bool
         Standardise dense real-valued features (sparse and 0/1 features are kept as they are).
         Off by default: raw features, as the paper's binary was given them.
@@ -354,6 +384,18 @@ class FMeasureSSVM(MultiLabelClassifier):
         the best so far since it was reached (values that tie with it, as on the plateau of the
         smallest C, do not count). The larger C, which cost the most passes, are then skipped and
         listed in ``Cs_skipped_``. None: every value of the grid is solved.
+    solver : {"bcfw", "cutting_plane"}
+        ``"bcfw"`` (default): block-coordinate Frank-Wolfe (:func:`bcfw`), whose passes grow
+        several-fold per decade of C. ``"cutting_plane"``: the 1-slack cutting-plane method with
+        OCAS's line search (:func:`fmeasure.learners._cutting_plane.one_slack`), whose iterations
+        grow slowly with C. Both stop on the same duality gap; ``benchmarks/bench_ssvm_solvers.py
+        --fit`` compares their choice of C, test F and CPU seconds on a dataset. At the
+        smallest C, where every w within ``tol`` of the optimum is near 0, both predict the same
+        from one C to the next (a plateau of the CV F), but not the same as each other: the
+        cutting-plane method's w is near the exact small-C limit (its gap there is also small
+        relative to the regulariser), BCFW's keeps the direction of its first passes. Their CV F at
+        the smallest C differ, and so can their choice of C where those C score about as well as
+        the larger ones.
 
     Attributes
     ----------
@@ -376,7 +418,7 @@ class FMeasureSSVM(MultiLabelClassifier):
     Cs_skipped_ : list of float
         Values of the grid that ``patience`` skipped (not in ``Cs_``).
     n_iter_ : int
-        Passes of the final fit.
+        Iterations (passes for ``bcfw``) of the final fit.
     fit_cpu_time_ : float
         CPU seconds of ``fit``: this process and the fold workers, summed.
     cv_time_ : float
@@ -386,7 +428,8 @@ class FMeasureSSVM(MultiLabelClassifier):
     stopped_by_ : str
         ``"tol"`` (gap <= tol) or ``"max_iter"`` (the pass cap).
     dual_objective_history_ : list of float
-        Dual objective after each pass of the final fit (never decreasing).
+        Dual objective after each iteration of the final fit (non-decreasing for ``bcfw``; for the
+        cutting-plane solver, up to the planes it drops once unused and the accuracy of the QP).
     n_features_in_, feature_names_in_, classes_, n_labels_, fit_time_
         As for every learner (:class:`~fmeasure.learners.base.MultiLabelClassifier`).
 
@@ -418,6 +461,7 @@ class FMeasureSSVM(MultiLabelClassifier):
         extend_grid=0,
         patience=None,
         refit_tol=None,
+        solver="bcfw",
     ):
         self.Cs = Cs
         self.cv = cv
@@ -430,6 +474,7 @@ class FMeasureSSVM(MultiLabelClassifier):
         self.extend_grid = extend_grid
         self.patience = patience
         self.refit_tol = refit_tol
+        self.solver = solver
 
     _parameter_constraints = {
         "Cs": ["array-like", Interval(Real, 0, None, closed="neither")],
@@ -443,6 +488,7 @@ class FMeasureSSVM(MultiLabelClassifier):
         "extend_grid": [Interval(Integral, 0, None, closed="left")],
         "patience": [Interval(Integral, 1, None, closed="left"), None],
         "refit_tol": [Interval(Real, 0, None, closed="neither"), None],
+        "solver": [StrOptions(set(SOLVERS))],
     }
 
     def _check_params(self):
@@ -450,6 +496,8 @@ class FMeasureSSVM(MultiLabelClassifier):
         Cs = np.atleast_1d(np.asarray(self.Cs, dtype=float))
         if Cs.ndim != 1 or Cs.size == 0 or not np.all(np.isfinite(Cs)) or np.any(Cs <= 0):
             raise ValueError(f"Cs must be a non-empty sequence of positive numbers, got {self.Cs!r}")
+        if self.solver == "cutting_plane":
+            load_daqp()  # in this process, before the fold workers start
         return sorted(set(Cs.tolist()))
 
     def _prepare(self, X, fit):
@@ -591,7 +639,7 @@ class FMeasureSSVM(MultiLabelClassifier):
             ", ".join(f"{C:g}: {v:.4f}" for C, v in zip(Cs, self.cv_scores_)),
         )
         refit_init = None
-        if self.C_ == Cs[-1]:
+        if self.C_ == Cs[-1] and kw.get("solver") == "bcfw":
             # Every example lies in the training part of all folds but one: the mean of those
             # folds' dual variables at this C is feasible, and a warm start for the refit.
             n, m = Y.shape
@@ -623,7 +671,7 @@ class FMeasureSSVM(MultiLabelClassifier):
         Xa = self._prepare(X, fit=True)
         rng = check_random_state(self.random_state)
         seed = int(rng.integers(2**31)) if hasattr(rng, "integers") else int(rng.randint(2**31))
-        kw = dict(tol=float(self.tol), max_iter=int(self.max_iter), batch_size=int(self.batch_size))
+        kw = dict(solver=self.solver, tol=float(self.tol), max_iter=int(self.max_iter), batch_size=int(self.batch_size))
         t0 = time.perf_counter()
         self.C_at_edge_ = ""
         self.grid_extended_ = []

@@ -1,0 +1,478 @@
+"""The 1-slack cutting-plane solver of RML's structured SVM, with OCAS's line search.
+
+The problem (:mod:`fmeasure.learners.ssvm`)::
+
+    min_W  P(W) = lam / 2 ||W||^2 + 1 / n  sum_n  max_h [Delta(y_n, h) + <W' x_n, h - y_n>]
+
+with lam = 1 / C. Any labelling H = (h_1, ..., h_n) of the training set gives a *plane*: with
+g = X' (Y - H) / n (a d x m matrix) and c = mean_n Delta(y_n, h_n), the mean structured hinge is at
+least c - <W, g> for every W, with equality where every h_n is the most violating label vector at
+W (Joachims, Finley and Yu, 2009, "Cutting-plane training of structural SVMs": the 1-slack
+formulation). The planes do not depend on C.
+
+Given a working set of planes g_1 .. g_t, the master problem replaces the hinge by the largest of
+them (and 0, the plane of H = Y). Its dual is a QP over {alpha >= 0, sum alpha <= 1}::
+
+    D(alpha) = alpha . c - 1 / (2 lam) alpha' K alpha,     K = [<g_i, g_j>],
+
+whose solution gives W(alpha) = sum_j alpha_j g_j / lam. Every feasible alpha gives a lower bound
+D(alpha) on min P (each plane bounds the hinge from below), and every W an upper bound P(W) from
+one call of the exact loss-augmented oracle on all examples: P(W) - D(alpha) is a certificate of
+sub-optimality (the duality gap), and the solver stops when it is at most ``tol``.
+
+Each iteration solves the master QP (DAQP, a dual active-set method, on the t x t matrix K),
+searches the ray from the best point so far through the master's solution for a lower primal
+value, and adds the plane of the oracle's labelling at a point near the best one (Franc and
+Sonnenburg, 2009, "Optimized cutting plane algorithm for large-scale risk minimization", OCAS):
+with them a C path takes several times fewer iterations than the plain cutting-plane method
+(``line_search=False``). Planes unused by the master for ``prune_after`` iterations leave the
+working set; the working set carries over from one C to the next, a warm start.
+
+An iteration costs two products with X (the scores X W, n x m, and the new plane X' H, d x m), a
+few oracle calls on all examples (the line search moves along a line of scores: no product), and
+a QP of the working set's size.
+
+Near W = 0 (the smallest C), every example's most violating labelling has the largest loss, 1, and
+the mean hinge is linear: the optimum is C v* for a fixed v*, the min-norm point of the hull of
+those labellings' planes, and predicts the same at every such C. Any W within ``tol`` is certified
+there, in any direction, so the solver asks more of it: it ends at the master's solution
+W(alpha) = C v, with its gap also at most ``rel_tol`` lam ||W||^2 = ``rel_tol`` C ||v||^2. Where the
+planes in use have c = 1, that gap is C (||v||^2 - min_H <g_H, v>), the minimum over the labellings
+of loss 1 (the oracle's at W): C times v's Frank-Wolfe gap as a point of their hull. Then ||v - v*||
+<= sqrt(2 rel_tol) ||v||; the gap and its bound both scale with C, so the next C of a path starts
+from the same v already certified: the same predictions from one small C to the next (a plateau of
+the cross-validated F), as the exact optimum has. At most ``rel_iter`` iterations go to this once
+the gap is within ``tol``.
+"""
+
+from __future__ import annotations
+
+import logging
+import numbers
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from fmeasure.blas import single_threaded_blas
+from fmeasure.inference.structured import solve_batch
+
+__all__ = ["WorkingSet", "load_daqp", "one_slack"]
+
+log = logging.getLogger("fmeasure.learners.ssvm")
+
+#: Default ``rel_tol`` of :func:`one_slack`.
+REL_TOL = 1e-3
+
+#: Default ``rel_iter`` of :func:`one_slack`.
+REL_ITER = 100
+
+#: A gap this small is rounding (the objective is about 1 near W = 0): ``rel_tol`` asks no less.
+ROUNDING = 1e-12
+
+#: X is multiplied as a CSR matrix when at most this fraction of its entries are non-zero.
+SPARSE_BELOW = 0.3
+
+
+def load_daqp():
+    """The DAQP module, imported on first use: only the cutting-plane solver needs it (``import
+    fmeasure`` and the default solver do not). Without it, one ImportError line naming the fix."""
+    try:
+        import daqp
+    except ImportError:
+        raise ImportError(
+            "RML's cutting-plane solver (FMeasureSSVM(solver='cutting_plane')) needs the package daqp, "
+            "a dependency of fmeasure that is not installed here: pip install daqp"
+        ) from None
+    return daqp
+
+
+class _Design:
+    """Products with the training features (bias column included), dense or CSR by density."""
+
+    def __init__(self, Xa):
+        n, d = Xa.shape
+        nnz = Xa.nnz if sp.issparse(Xa) else int(np.count_nonzero(Xa))
+        if nnz <= SPARSE_BELOW * n * d:
+            self.X = sp.csr_matrix(Xa, dtype=np.float64)
+            self.XT = self.X.T.tocsr()
+        else:
+            self.X = np.ascontiguousarray(Xa.toarray() if sp.issparse(Xa) else Xa, dtype=np.float64)
+            self.XT = self.X.T
+        self.n, self.d = n, d
+
+    def scores(self, W):
+        """X W, (n, m)."""
+        return np.asarray(self.X @ W)
+
+    def back(self, H):
+        """X' H for a 0/1 matrix H, (d, m)."""
+        return np.asarray(self.XT @ H.astype(np.float64))
+
+
+class WorkingSet:
+    """The planes (g_j, c_j) of the 1-slack problem, their Gram matrix and how long each has been
+    unused by the master problem. Independent of C: the warm start along a path of C."""
+
+    def __init__(self, p, cap=32):
+        self.p = p
+        self.t = 0
+        self.G = np.empty((cap, p))
+        self.c = np.empty(cap)
+        self.K = np.empty((cap, cap))
+        self.idle = np.empty(cap, dtype=np.int64)
+
+    def __getstate__(self):  # to and from the fold workers: the planes only, no spare capacity
+        t = self.t
+        return {"p": self.p, "t": t, "G": self.G[:t], "c": self.c[:t], "K": self.K[:t, :t], "idle": self.idle[:t]}
+
+    def __setstate__(self, state):
+        t = state["t"]
+        self.__init__(state["p"], cap=max(t, 1))
+        self.G[:t], self.c[:t], self.K[:t, :t], self.idle[:t] = state["G"], state["c"], state["K"], state["idle"]
+        self.t = t
+
+    def add(self, g, c):
+        if self.t == self.G.shape[0]:
+            cap = 2 * self.t
+            G, K = np.empty((cap, self.p)), np.empty((cap, cap))
+            G[: self.t] = self.G[: self.t]
+            K[: self.t, : self.t] = self.K[: self.t, : self.t]
+            self.G, self.K = G, K
+            self.c = np.resize(self.c, cap)
+            self.idle = np.resize(self.idle, cap)
+        t = self.t
+        self.G[t] = g
+        self.c[t] = c
+        row = self.G[:t] @ g
+        self.K[t, :t] = row
+        self.K[:t, t] = row
+        self.K[t, t] = float(g @ g)
+        self.idle[t] = 0
+        self.t += 1
+
+    def keep(self, mask):
+        """Keep the planes where ``mask`` is True (in order)."""
+        idx = np.flatnonzero(mask)
+        k = idx.size
+        self.G[:k] = self.G[idx]
+        self.c[:k] = self.c[idx]
+        self.K[:k, :k] = self.K[np.ix_(idx, idx)]
+        self.idle[:k] = self.idle[idx]
+        self.t = k
+
+    def combine(self, alpha):
+        """sum_j alpha_j g_j."""
+        return alpha @ self.G[: self.t] if self.t else np.zeros(self.p)
+
+
+def _master(ws, lam):
+    """The master QP's solution: alpha maximising alpha . c - alpha' K alpha / (2 lam) over
+    {alpha >= 0, sum alpha <= 1}, i.e. min 1/2 alpha' K alpha - lam c . alpha there.
+
+    Solved with a slack alpha_0 = 1 - sum alpha, the weight of the plane of H = Y (g = 0, c = 0),
+    on the simplex of (alpha_0, alpha), where every c may be lowered by c_max = max_j c_j: the
+    linear term is then lam (c_max - c_j) >= 0, 0 for the planes of the largest c. The problem
+    solved is min 1/2 alpha' K alpha + lam (c_max - c) . alpha + lam c_max alpha_0 over alpha_0,
+    alpha >= 0 and alpha_0 + sum alpha >= 1 (at the optimum the sum is 1: with a linear term >= 0,
+    scaling down never increases the objective). Where every plane in use has the largest c (the
+    smallest C, W near 0) the objective is alpha' K alpha alone, as well scaled at any lam; in the
+    form without the slack its linear term, lam c, grows with lam until it swamps the quadratic
+    term the solution depends on.
+
+    Solved by DAQP (Arnstroem, Bemporad and Axehill's dual active-set method) on K scaled to unit
+    mean diagonal, with proximal-point iterations (K is only semi-definite: planes can be linearly
+    dependent, and once there are more planes than weights they always are): a fixed proximal
+    weight, iterated until alpha moves by less than 1e-12, reaches the optimum where DAQP's
+    automatic weight can stop 1e-5 short of it in the dual on such K. Should that not report an
+    optimum, DAQP's automatic weight, then small ridges on K; the best of what they returned
+    otherwise. The returned alpha is made feasible (clipped at 0, scaled to sum at most 1), so the
+    dual value computed from it is a valid lower bound whatever the QP's accuracy.
+    """
+    daqp = load_daqp()
+    t = ws.t
+    K, c = ws.K[:t, :t], ws.c[:t]
+    scale = max(float(np.trace(K)) / t, np.finfo(float).tiny)
+    H = np.zeros((t + 1, t + 1))  # DAQP reads the memory as a C-ordered block
+    H[1:, 1:] = K / scale
+    c_max = max(float(c.max()), 0.0)
+    f = (lam / scale) * (c_max - np.concatenate(([0.0], c)))
+    A = np.ones((1, t + 1))
+    upper = np.full(t + 2, 1.0)
+    upper[t + 1] = 1e30
+    lower = np.zeros(t + 2)
+    lower[t + 1] = 1.0
+    best, best_value = None, -np.inf
+    attempts = [(0.0, dict(eps_prox=1e-4, eta_prox=1e-12)), (0.0, dict(eps_prox=-1.0))]
+    attempts += [(ridge, dict(eps_prox=-1.0)) for ridge in (1e-10, 1e-8, 1e-6)]
+    for ridge, settings in attempts:
+        Hr = H + ridge * np.eye(t + 1) if ridge else H
+        x, _, flag, _ = daqp.solve(Hr, f, A, upper, lower, **settings)
+        x = np.maximum(np.asarray(x, dtype=np.float64), 0.0)
+        alpha = x[1:] / max(float(x.sum()), 1.0)
+        s = float(alpha.sum())
+        alpha = alpha / s if s > 1.0 else alpha
+        if flag == 1:
+            return alpha
+        value = float(alpha @ c) - float(alpha @ K @ alpha) / (2.0 * lam)
+        if np.isfinite(value) and value > best_value:
+            best, best_value = alpha, value
+    log.debug("master QP of %d planes: no attempt reported an optimum; the best feasible point kept", t)
+    return best if best is not None else np.zeros(t)
+
+
+def _loss(Yb, counts, H):
+    """Delta(y_n, h_n) = 1 - F(y_n, h_n), F(0, 0) = 1, for every row."""
+    Hb = H.astype(bool)
+    tp = np.count_nonzero(Yb & Hb, axis=1)
+    den = counts + np.count_nonzero(Hb, axis=1)
+    return np.where(den == 0, 0.0, 1.0 - 2.0 * tp / np.maximum(den, 1))
+
+
+@single_threaded_blas
+def one_slack(
+    Xa,
+    Y,
+    C,
+    *,
+    tol=1e-3,
+    max_iter=1000,
+    init=None,
+    label=None,
+    log_every=30.0,
+    line_search=True,
+    mu=0.1,
+    ls_max=6,
+    prune_after=30,
+    rel_tol=None,
+    rel_iter=None,
+):
+    """The 1-slack cutting-plane method for the F-measure structured SVM (features with bias).
+
+    Parameters
+    ----------
+    Xa : ndarray or sparse matrix of shape (n, d)
+        Features, the constant bias feature included.
+    Y : ndarray of shape (n, m), 0/1
+    C : float > 0
+        Regularisation (objective 1/2 ||w||^2 + C / n * sum of structured hinge losses).
+    tol : float
+        Stop when the duality gap is at most ``tol``.
+    max_iter : int
+        Most iterations (each adds one plane).
+    init : WorkingSet, optional
+        Planes to start from (from another C on the same data): a warm start. It is updated in
+        place and returned as ``planes``.
+    label : str, optional
+        When given, progress lines are logged (after the first iteration, then at most every
+        ``log_every`` seconds, and at the end).
+    log_every : float
+        Seconds between progress lines.
+    line_search : bool
+        OCAS's line search and cut point (False: the plain cutting-plane method, each plane at
+        the master's solution).
+    mu : float
+        The plane is cut at (1 - mu) W_best + mu W_master (OCAS).
+    ls_max : int
+        Most oracle calls of one line search.
+    prune_after : int
+        A plane whose dual variable has been 0 this many iterations in a row leaves the working set.
+    rel_tol : float, optional
+        Near W = 0 (every example's most violating labelling at the master's solution has loss
+        1), the fit ends at the master's solution once its gap is also at most ``rel_tol`` times
+        lam ||W||^2, which makes its direction, and so its predictions, those of the exact optimum
+        to within about sqrt(2 rel_tol) (None: :data:`REL_TOL`).
+    rel_iter : int, optional
+        Most iterations spent on ``rel_tol`` once the gap is within ``tol``; then the best point is
+        returned, certified by ``tol`` (None: :data:`REL_ITER`).
+
+    Returns
+    -------
+    dict
+        ``W`` (d, m), ``gap``, ``primal``, ``dual``, ``n_iter``, ``stopped_by`` ("tol" or
+        "max_iter"), ``dual_history`` and ``gap_history`` (the start first, then one value per
+        iteration), ``oracle_calls`` (loss-augmented inferences, in passes over all examples),
+        ``planes`` (the working set, for a warm start) and ``n_planes``.
+    """
+    if not (isinstance(C, numbers.Real) and C > 0):
+        raise ValueError(f"C must be a positive number, got {C!r}")
+    load_daqp()  # before any work: a missing package is reported at once
+    n, m = Y.shape
+    lam = 1.0 / C
+    Yb = np.asarray(Y).astype(bool)
+    Yf = Yb.astype(np.float64)
+    counts = Yb.sum(axis=1)
+    X = _Design(Xa)
+    d = X.d
+    XtY = X.back(Yb)
+    ws = WorkingSet(d * m) if init is None else init
+    calls = 0
+
+    def primal(S, W):
+        """P(W) from the scores S = X W, and the oracle's labelling."""
+        nonlocal calls
+        H, value = solve_batch(S, Yb)
+        calls += 1
+        hinge = value - np.einsum("ij,ij->i", S, Yf)
+        return 0.5 * lam * float(np.sum(W * W)) + float(np.mean(hinge)), H
+
+    def master():
+        alpha = _master(ws, lam) if ws.t else np.zeros(0)
+        W = ws.combine(alpha).reshape(d, m) / lam
+        dual = float(alpha @ ws.c[: ws.t]) - 0.5 * lam * float(np.sum(W * W))
+        return alpha, W, dual
+
+    alpha, Wc, dual = master()
+    Sc = X.scores(Wc)
+    Pc, Hc = primal(Sc, Wc)
+    Wb, Sb, Pb, Hb = Wc, Sc, Pc, Hc
+    dual_hist, gap_hist = [dual], [Pb - dual]
+    stopped_by = "tol"
+    rel = REL_TOL if rel_tol is None else rel_tol
+    rel_iter = REL_ITER if rel_iter is None else rel_iter
+
+    it = 0
+    settled = None  # the iteration at which the best point's gap first came within tol
+    start = last = time.perf_counter()
+    while True:
+        if Pb - dual <= tol:
+            # The certificate from scratch: the scores of the best point were updated along lines.
+            Sb = X.scores(Wb)
+            Pb, Hb = primal(Sb, Wb)
+            gap_hist[-1] = Pb - dual
+            if Pb - dual <= tol:
+                settled = it if settled is None else settled
+                Pc, Hc = primal(Sc, Wc) if Wc is not Wb else (Pb, Hb)
+                if not np.all(_loss(Yb, counts, Hc) == 1.0):
+                    break
+                # Near W = 0, where every example's labelling has the largest loss (the mean hinge
+                # is linear there, W(alpha) = C v with v the master's combination of planes): the
+                # master's solution, its gap also at most rel_tol times lam ||W||^2 (C times v's
+                # Frank-Wolfe gap as the min-norm point of the planes' hull). Both are
+                # proportional to C there, so the next C of a path starts certified from the same
+                # v: the same predictions from one small C to the next, as for the exact optimum.
+                if Pc - dual <= min(tol, max(rel * lam * float(np.sum(Wc * Wc)), ROUNDING)):
+                    Wb, Sb, Pb, Hb = Wc, Sc, Pc, Hc
+                    gap_hist[-1] = Pb - dual
+                    break
+                if it - settled >= rel_iter:
+                    break
+        if it >= max_iter:
+            stopped_by = "max_iter"
+            break
+        # The new plane: the oracle's labelling at a point near the best one (OCAS), or at the best.
+        if line_search and Wc is not Wb:
+            Wk, Sk = (1.0 - mu) * Wb + mu * Wc, (1.0 - mu) * Sb + mu * Sc
+            Pk, Hk = primal(Sk, Wk)
+            if Pk < Pb:
+                Wb, Sb, Pb, Hb = Wk, Sk, Pk, Hk
+        else:
+            Hk = Hb
+        g = (XtY - X.back(Hk)) / n
+        ws.add(g.ravel(), float(np.mean(_loss(Yb, counts, Hk))))
+        if ws.t > 1:
+            used = alpha > 1e-10 * float(alpha.max(initial=0.0))
+            ws.idle[: ws.t - 1] = np.where(used, 0, ws.idle[: ws.t - 1] + 1)
+            stale = ws.idle[: ws.t] >= prune_after
+            if stale.any():
+                ws.keep(~stale)
+        alpha, Wc, dual = master()
+        Sc = X.scores(Wc)
+        if line_search:
+            Wb, Sb, Pb, Hb = _line_search(primal, lam, n, Yf, Wb, Sb, Pb, Hb, Wc, Sc, ls_max, tol)
+        else:
+            Pc, Hc = primal(Sc, Wc)
+            Wb, Sb, Pb, Hb = Wc, Sc, Pc, Hc
+        it += 1
+        dual_hist.append(dual)
+        gap_hist.append(Pb - dual)
+        now = time.perf_counter()
+        if label is not None and (it == 1 or now - last >= log_every):
+            log.info(
+                "%s: iteration %d of at most %d, duality gap %.2e (tol %.0e), %d planes, %.0f s",
+                label,
+                it,
+                max_iter,
+                Pb - dual,
+                tol,
+                ws.t,
+                now - start,
+            )
+            last = now
+    if label is not None:
+        log.info(
+            "%s: done after %d iterations (%s), duality gap %.2e, %.0f s",
+            label,
+            it,
+            "gap <= tol" if stopped_by == "tol" else "iteration cap",
+            Pb - dual,
+            time.perf_counter() - start,
+        )
+    return {
+        "W": Wb,
+        "gap": Pb - dual,
+        "primal": Pb,
+        "dual": dual,
+        "n_iter": it,
+        "stopped_by": stopped_by,
+        "dual_history": dual_hist,
+        "gap_history": gap_hist,
+        "oracle_calls": calls,
+        "planes": ws,
+        "n_planes": ws.t,
+    }
+
+
+def _line_search(primal, lam, n, Yf, Wb, Sb, Pb, Hb, Wc, Sc, ls_max, tol):
+    """The best point found on the ray Wb + k (Wc - Wb), k >= 0 (OCAS's line search, inexact).
+
+    phi(k) = q(k) + r(k): q the regulariser, quadratic in k; r the mean hinge, convex and piecewise
+    linear, whose slope at k is mean <dS, h(k) - y> for the oracle's labelling h(k). The search
+    keeps a bracket [lo, hi] of the minimiser (phi's slope negative at lo, non-negative at hi) and
+    tries the minimiser of q plus the larger of r's two tangent lines at lo and hi; it stops when
+    that model's value is within a tenth of ``tol`` of the best value found, or after ``ls_max``
+    oracle calls. Returns the best point evaluated (Wb itself if none is lower).
+    """
+    D = Wc - Wb
+    dS = Sc - Sb
+    a2 = lam * float(np.sum(D * D))
+    a1 = lam * float(np.sum(Wb * D))
+    if a2 <= 0.0:
+        return Wb, Sb, Pb, Hb
+    q0 = 0.5 * lam * float(np.sum(Wb * Wb))
+    dSy = float(np.sum(dS * Yf))
+
+    def q(k):
+        return q0 + a1 * k + 0.5 * a2 * k * k
+
+    def slope(H):
+        return (float(np.sum(dS[H.astype(bool)])) - dSy) / n
+
+    lo, r_lo, p_lo = 0.0, Pb - q0, slope(Hb)
+    hi = r_hi = p_hi = None
+    best = (Wb, Sb, Pb, Hb)
+    for _ in range(ls_max):
+        if a1 + a2 * lo + p_lo >= 0.0:  # phi does not decrease beyond lo
+            break
+        k_lo = -(a1 + p_lo) / a2
+        if hi is None:
+            k = k_lo
+            model = q(k) + r_lo + p_lo * (k - lo)
+        else:
+            k_hi = -(a1 + p_hi) / a2
+            kx = lo + (r_hi - r_lo - p_hi * (hi - lo)) / (p_lo - p_hi) if p_lo < p_hi else hi
+            k = k_lo if k_lo <= kx else (k_hi if k_hi >= kx else kx)
+            k = min(max(k, lo), hi)
+            model = q(k) + max(r_lo + p_lo * (k - lo), r_hi + p_hi * (k - hi))
+        if best[2] - model <= 0.1 * tol:
+            break
+        Wk, Sk = Wb + k * D, Sb + k * dS
+        Pk, Hk = primal(Sk, Wk)
+        if Pk < best[2]:
+            best = (Wk, Sk, Pk, Hk)
+        pk = slope(Hk)
+        if a1 + a2 * k + pk < 0.0:
+            lo, r_lo, p_lo = k, Pk - q(k), pk
+        else:
+            hi, r_hi, p_hi = k, Pk - q(k), pk
+    return best
