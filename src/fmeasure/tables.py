@@ -271,17 +271,12 @@ def moved_cells(current: pd.DataFrame, reference: pd.DataFrame, tol: float = REF
     >>> moved_cells(cur, ref)[["row", "delta", "status"]].values.tolist()
     [['b', -1.0, 'moved']]
     """
-    key = ["table", "row", "column"]
-    ref = reference.copy()
-    ref["tol"] = pd.to_numeric(ref["tol"], errors="coerce").fillna(tol) if "tol" in ref.columns else tol
-    ref = ref[ref["table"].isin(set(current["table"]))]
-    merged = ref.rename(columns={"value": "reference"}).merge(current[[*key, "value"]], on=key, how="left")
-    merged["delta"] = (merged["value"] - merged["reference"]).round(10)
+    merged, within = _compared(current, reference, tol, how="left")
     gone = merged["value"].isna() & merged["reference"].notna()
-    moved = merged["delta"].abs() > merged["tol"].round(10)  # one instance's worth is within, to rounding
+    moved = ~within & merged["delta"].notna()
     merged["status"] = np.where(gone, "missing", np.where(moved, "moved", ""))
     out = merged[merged["status"] != ""]
-    return out[[*key, "reference", "value", "delta", "tol", "status"]].reset_index(drop=True)
+    return out[[*_CELL_KEY, "reference", "value", "delta", "tol", "status"]].reset_index(drop=True)
 
 
 def noted_cells(current: pd.DataFrame, reference: pd.DataFrame, tol: float = REFERENCE_TOL) -> pd.DataFrame:
@@ -294,13 +289,25 @@ def noted_cells(current: pd.DataFrame, reference: pd.DataFrame, tol: float = REF
     >>> noted_cells(ref.assign(value=[60.04, 70.0]), ref)[["row", "delta", "status"]].values.tolist()
     [['a', 0.04, 'noted']]
     """
-    key = ["table", "row", "column"]
+    merged, within = _compared(current, reference, tol, how="inner")
+    out = merged[(merged["delta"] != 0) & within].assign(status="noted")
+    return out[[*_CELL_KEY, "reference", "value", "delta", "tol", "status"]].reset_index(drop=True)
+
+
+_CELL_KEY = ["table", "row", "column"]
+
+
+def _compared(current: pd.DataFrame, reference: pd.DataFrame, tol: float, how: str):
+    """``reference``'s cells of the tables in ``current`` beside ``current``'s values (a merge of
+    kind ``how``), with ``tol`` (a cell's own, else ``tol``) and ``delta``, and whether each
+    change is within its tolerance: both compared to 10 digits, so that a change of exactly one
+    instance's worth is within it whatever the rounding of the subtraction."""
     ref = reference.copy()
     ref["tol"] = pd.to_numeric(ref["tol"], errors="coerce").fillna(tol) if "tol" in ref.columns else tol
-    merged = ref.rename(columns={"value": "reference"}).merge(current[[*key, "value"]], on=key, how="inner")
+    ref = ref[ref["table"].isin(set(current["table"]))]
+    merged = ref.rename(columns={"value": "reference"}).merge(current[[*_CELL_KEY, "value"]], on=_CELL_KEY, how=how)
     merged["delta"] = (merged["value"] - merged["reference"]).round(10)
-    out = merged[(merged["delta"] != 0) & (merged["delta"].abs() <= merged["tol"].round(10))].assign(status="noted")
-    return out[[*key, "reference", "value", "delta", "tol", "status"]].reset_index(drop=True)
+    return merged, merged["delta"].abs() <= merged["tol"].round(10)
 
 
 def describe_moved(moved: pd.DataFrame) -> list[str]:
