@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 import _children
@@ -186,24 +187,28 @@ def _slurm_run(cluster: SlurmCluster, workdir: Path, log: Path, extra: tuple[str
     )
 
 
-def _submissions(text: str, workdir: Path) -> list[tuple[str, str]]:
+def _submissions(text: str, workdir: Path, lost: Collection[str] = ()) -> list[tuple[str, str]]:
     """[(Snakemake job id, Slurm job id), ...] in the order submitted; a job resubmitted after a
-    failure appears once per submission. Slurm's own output of each job must have come back."""
+    failure appears once per submission. Slurm's own output of each job must have come back, except
+    for the Slurm jobs in ``lost``: a job whose node failed may never have started its batch script
+    (it is RUNNING once allocated), so its log may not exist."""
     found = re.findall(
         r"^Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (.+)\)\.$", text, flags=re.MULTILINE
     )
     for _, slurm_id, slurm_log in found:
-        assert Path(slurm_log).is_file(), f"no Slurm log {slurm_log} for job {slurm_id}"
         assert str(workdir) in slurm_log
+        if slurm_id not in lost:
+            assert Path(slurm_log).is_file(), f"no Slurm log {slurm_log} for job {slurm_id}"
     return [(job, slurm_id) for job, slurm_id, _ in found]
 
 
-def _check_cluster_jobs(out: str, workdir: Path, cluster: SlurmCluster) -> dict[str, str]:
+def _check_cluster_jobs(out: str, workdir: Path, cluster: SlurmCluster, lost: Collection[str] = ()) -> dict[str, str]:
     """Every non-local job was submitted with sbatch and its last submission completed on the
-    cluster; returns {Snakemake job id: Slurm job id of its last submission}."""
+    cluster; returns {Snakemake job id: Slurm job id of its last submission}. ``lost``: Slurm jobs
+    whose node failed (see :func:`_submissions`)."""
     ran = _executed(out)
     assert ran["rule"], "no job ran on the cluster: is everything a localrule?"
-    submitted = dict(_submissions(out, workdir))  # the last submission of each job wins
+    submitted = dict(_submissions(out, workdir, lost))  # the last submission of each job wins
     completed = cluster.completed_jobs()
     for rule, jobid in ran["rule"]:
         assert jobid in submitted, f"rule {rule} (job {jobid}) was not submitted to Slurm"
@@ -295,6 +300,23 @@ def test_spread_check_fails_when_one_node_ran_every_job():
     _check_spread({"1": "fmnode1", "2": "fmnode2"}, ["fmnode1", "fmnode2"])
 
 
+def test_submission_check_fails_on_a_missing_log_unless_the_node_failed(tmp_path):
+    """Each submission's Slurm log must exist; only a job whose node failed may have none."""
+    logs = tmp_path / ".snakemake" / "slurm_logs"
+    logs.mkdir(parents=True)
+    (logs / "7.log").write_text("done\n")
+    out = "".join(
+        f"Job {job} has been submitted with SLURM jobid {sid} (log: {logs / sid}.log).\n"
+        for job, sid in [("3", "5"), ("3", "7")]
+    )
+    with pytest.raises(AssertionError, match="no Slurm log .*5.log for job 5"):
+        _submissions(out, tmp_path)
+    assert _submissions(out, tmp_path, lost={"5"}) == [("3", "5"), ("3", "7")]
+    (logs / "7.log").unlink()  # the last submission's log is required even so
+    with pytest.raises(AssertionError, match="no Slurm log .*7.log for job 7"):
+        _submissions(out, tmp_path, lost={"5"})
+
+
 #: Seconds to wait for a job to be RUNNING on the node that is then set DOWN.
 FAILURE_WAIT = 300
 
@@ -333,8 +355,8 @@ def test_slurm_smoke_run_survives_a_node_failure(slurm_cluster, request, tmp_pat
     node_failed = {r["JobId"] for r in records if r["JobState"] == "NODE_FAIL"}
     assert node_failed, f"no job ended NODE_FAIL on {victim}: it held {held}"
     assert all(r["NodeList"] == victim for r in records if r["JobId"] in node_failed)
-    submissions = _submissions(slurm_out, slurm_dir)
-    submitted = _check_cluster_jobs(slurm_out, slurm_dir, slurm_cluster)
+    submissions = _submissions(slurm_out, slurm_dir, lost=node_failed)
+    submitted = _check_cluster_jobs(slurm_out, slurm_dir, slurm_cluster, lost=node_failed)
     job_of = {slurm_id: job for job, slurm_id in submissions}
     for slurm_id in node_failed:
         assert slurm_id in job_of, f"Slurm job {slurm_id} (NODE_FAIL) was not submitted by this run"
