@@ -241,6 +241,7 @@ OPTIONS = [
     ("parametric.scoring", "fmeasure.learners.logistic", "SCORINGS"),
     ("simulations.scale_is", "fmeasure.label_models", "SCALE_KINDS"),
     ("data.nominal", "fmeasure.datasets._parse", "NOMINAL_MODES"),
+    ("structured.solver", "fmeasure.learners.ssvm", "SOLVERS"),
 ]
 
 

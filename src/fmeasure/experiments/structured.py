@@ -62,7 +62,7 @@ def make_rml(cfg: dict, n_jobs: int | None = None) -> FMeasureSSVM:
     """An unfitted RML configured from the ``structured`` config block.
 
     Keys: ``Cs``, ``cv``, ``seed``, ``tol``, ``max_iter``, ``batch_size`` and (optional)
-    ``standardize``, ``extend_grid``, ``patience``, ``refit_tol``.
+    ``solver`` (default ``"bcfw"``), ``standardize``, ``extend_grid``, ``patience``, ``refit_tol``.
     """
     from fmeasure.learners.ssvm import FMeasureSSVM
 
@@ -78,6 +78,7 @@ def make_rml(cfg: dict, n_jobs: int | None = None) -> FMeasureSSVM:
         extend_grid=int(cfg.get("extend_grid", 0)),
         patience=None if cfg.get("patience") is None else int(cfg["patience"]),
         refit_tol=None if cfg.get("refit_tol") is None else float(cfg["refit_tol"]),
+        solver=str(cfg.get("solver", "bcfw")),
     )
 
 
@@ -141,7 +142,7 @@ def run_rml(ds, cfg: dict, n_jobs: int | None = None, return_instances: bool = F
             row["cv_max_gap"],
         )
     log.info(
-        "RML on %s: C = %g%s, F %.2f%%, train %.1f s (%.1f s CPU; %d passes, gap %.2e, %s), inference %.3f s",
+        "RML on %s: C = %g%s, F %.2f%%, train %.1f s (%.1f s CPU; %d iterations, gap %.2e, %s), inference %.3f s",
         ds.name,
         row["C"],
         f" (at the {row['C_at_edge']} edge of the grid)" if row["C_at_edge"] else "",
