@@ -12,7 +12,9 @@ where the sizes ``size_t`` come from the dataset's counts (n_train, n_test, d fe
 * ``pairs``: n_train * n_test / 1e9, the train-test distances of a neighbour search (billions);
 * ``labels``: n_test * m / 1e6, per-instance label arrays of the test set (millions);
 * ``train_labels``: n_train * m / 1e6, per-example label arrays of the training set, as a forest
-  keeps them in its leaves (millions).
+  keeps them in its leaves (millions);
+* ``weights``: (d + 1) * m / 1e6, the weights of one linear model over all labels, bias included,
+  as each cutting plane of RML holds them (millions).
 
 :data:`STAGES` holds one row of coefficients per rule. A failed job is retried (``retries`` in the
 workflow profiles) with ``growth`` times more of both. A rule's threads are its stage's configured
@@ -41,12 +43,13 @@ SIZE_TERMS = {
     "pairs": lambda c: c["n_train"] * c["n_test"] / 1e9,
     "labels": lambda c: c["n_test"] * c["m"] / 1e6,
     "train_labels": lambda c: c["n_train"] * c["m"] / 1e6,
+    "weights": lambda c: (c["d"] + 1) * c["m"] / 1e6,
 }
 
 #: Per rule: config block (whose ``threads``/``mem_mb``/``runtime_min`` override), the threads key,
 #: memory (base MB, MB per unit of each size term) and run time (base minutes, minutes per unit).
 #: ``mem_caps``: a memory term that the job itself holds below a key of its block (MB), when set.
-#: Mediamill's shape has cells 9.7, fit 0.38, pairs 0.40, labels 1.3, train_labels 3.1.
+#: Mediamill's shape has cells 9.7, fit 0.38, pairs 0.40, labels 1.3, train_labels 3.1, weights 0.012.
 STAGES = {
     "parse_dataset": {"block": "data", "threads": None, "mem": (500, {"cells": 60}), "runtime": (10, {"cells": 3})},
     "knn_run": {
@@ -91,10 +94,10 @@ STAGES = {
         "mem": (1000, {"cells": 100, "labels": 300}),
         "runtime": (10, {"labels": 20}),
     },
-    "structured_rml": {
+    "structured_rml": {  # weights: the cutting planes, (cv + 2 threads) working sets of ~400 planes
         "block": "structured",
         "threads": "threads",
-        "mem": (800, {"cells": 120, "labels": 200}),
+        "mem": (800, {"cells": 120, "labels": 200, "weights": 24000}),
         "runtime": (30, {"fit": 300}),
     },
     "voting_fit": {
