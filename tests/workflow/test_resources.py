@@ -122,3 +122,25 @@ def test_workflow_asks_the_formula_for_a_mediamill_sized_job(tmp_path):
         want = job_resources(rule, MEDIAMILL, 1, CONFIG)
         assert re.search(rf"\bmem_mb={want['mem_mb']}\b", block), block
         assert re.search(rf"\bruntime={want['runtime']}\b", block), block
+
+
+def test_rml_request_counts_the_cutting_planes_only_under_that_solver():
+    """The planes' term ((d + 1) m weights each) is in RML's request when its solver is the
+    cutting-plane method, not under bcfw, nor for delicious, whose overrides keep bcfw."""
+    from fmeasure.experiments.config import dataset_view
+
+    enron = {"n_train": 1123, "n_test": 579, "d": 1001, "m": 53}
+    cells, labels = (1123 + 579) * (1001 + 53) / 1e6, 579 * 53 / 1e6
+    bcfw = job_resources("structured_rml", enron, 1, {"structured": {"solver": "bcfw"}})["mem_mb"]
+    assert bcfw == math.ceil(800 + 120 * cells + 200 * labels)  # by hand: 1,022 MB
+    planes = job_resources("structured_rml", enron, 1, {"structured": {"solver": "cutting_plane"}})["mem_mb"]
+    assert planes == math.ceil(800 + 120 * cells + 200 * labels + 24000 * 1002 * 53 / 1e6)
+    assert job_resources("structured_rml", enron, 1)["mem_mb"] == bcfw  # no solver named: the estimator's bcfw
+    assert CONFIG["structured"]["solver"] == "cutting_plane"
+    delicious = dataset_counts({**CONFIG, "data": {"dir": "/nonexistent"}}, "delicious")
+    view = dataset_view(CONFIG, "delicious")
+    assert view["structured"]["solver"] == "bcfw"
+    assert (
+        job_resources("structured_rml", delicious, 1, view)["mem_mb"]
+        < job_resources("structured_rml", delicious, 1, CONFIG)["mem_mb"]
+    )

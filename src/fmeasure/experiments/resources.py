@@ -49,6 +49,9 @@ SIZE_TERMS = {
 #: Per rule: config block (whose ``threads``/``mem_mb``/``runtime_min`` override), the threads key,
 #: memory (base MB, MB per unit of each size term) and run time (base minutes, minutes per unit).
 #: ``mem_caps``: a memory term that the job itself holds below a key of its block (MB), when set.
+#: ``mem_when``: a memory term counted only when a key of the block has the given value (RML's
+#: planes, when its solver is the cutting-plane method; a block without the key: the estimator's
+#: default solver, ``bcfw``).
 #: Mediamill's shape has cells 9.7, fit 0.38, pairs 0.40, labels 1.3, train_labels 3.1, weights 0.012.
 STAGES = {
     "parse_dataset": {"block": "data", "threads": None, "mem": (500, {"cells": 60}), "runtime": (10, {"cells": 3})},
@@ -98,6 +101,7 @@ STAGES = {
         "block": "structured",
         "threads": "threads",
         "mem": (800, {"cells": 120, "labels": 200, "weights": 24000}),
+        "mem_when": {"weights": ("solver", "cutting_plane")},
         "runtime": (30, {"fit": 300}),
     },
     "voting_fit": {
@@ -174,6 +178,11 @@ def job_resources(rule: str, counts: dict, attempt: int = 1, config: dict | None
     grow = GROWTH ** (max(int(attempt), 1) - 1)
     base, per = row["mem"]
     caps = {t: block.get(key) for t, key in row.get("mem_caps", {}).items()}
+    per = {
+        t: k
+        for t, k in per.items()
+        if t not in row.get("mem_when", {}) or block.get(row["mem_when"][t][0]) == row["mem_when"][t][1]
+    }
     mem = block.get("mem_mb") or base + sum(min(k * s[t], caps.get(t) or math.inf) for t, k in per.items())
     base, per = row["runtime"]
     runtime = block.get("runtime_min") or base + sum(k * s[t] for t, k in per.items())
