@@ -144,3 +144,30 @@ def test_rml_request_counts_the_cutting_planes_only_under_that_solver():
         job_resources("structured_rml", delicious, 1, view)["mem_mb"]
         < job_resources("structured_rml", delicious, 1, CONFIG)["mem_mb"]
     )
+
+
+def test_a_job_gets_at_most_half_the_cores_of_a_run_on_one_machine():
+    config = {"pcc": {"threads": 3}}
+    got = [job_resources("pcc_fit", MEDIAMILL, 1, config, cores=k)["threads"] for k in (None, 1, 2, 4, 6, 16)]
+    assert got == [3, 1, 1, 2, 3, 3]
+    tiny = {"n_train": 100, "n_test": 50, "d": 5, "m": 4}
+    assert job_resources("pcc_fit", tiny, 1, config, cores=16)["threads"] == 1
+
+
+@pytest.mark.parametrize("cores, threads", [(2, 1), (8, 2)])
+def test_the_workflow_halves_the_threads_of_a_local_run_on_two_cores(tmp_path, cores, threads):
+    """Dry run, real engine: pcc.threads is 2; on 2 cores the fit job asks for 1, on 8 for 2."""
+    out = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", str(cores), "--snakefile", str(ROOT / "Snakefile")]
+        + ["--directory", str(tmp_path), "--configfile", str(ROOT / "config" / "config.yaml")]
+        + ["--config", "datasets=mediamill-shape", "stages=data,pcc"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=snakemake_env(),
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    text = out.stdout + out.stderr
+    block = text[text.index("rule pcc_fit:") :]
+    block = block[: block.index("\n\n") if "\n\n" in block else len(block)]
+    assert re.search(r"\bthreads: (\d+)", block) is None if threads == 1 else f"threads: {threads}" in block, block

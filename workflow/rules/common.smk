@@ -273,10 +273,24 @@ def get_parametric_instances(wildcards=None):
 # ---- resources: memory, run time and threads sized from each dataset's counts
 # (formulas and coefficients: fmeasure.experiments.resources; a failed job retries with more).
 from fmeasure.experiments.resources import dataset_counts, job_resources
+from snakemake.exceptions import WorkflowError as _NoCores
+
+
+def _local_cores():
+    """The run's cores when its jobs run on this machine (None on a cluster, in a job a cluster
+    started, and in a dry run without --cores): job_resources then gives a job at most half."""
+    if not (workflow.is_main_process and workflow.local_exec):
+        return None
+    try:
+        cores = workflow.cores
+    except _NoCores:  # no --cores (a dry run)
+        return None
+    return cores if isinstance(cores, int) else None
 
 
 def _job_resources(rule, wildcards, attempt=1):
-    return job_resources(rule, dataset_counts(config, wildcards.dataset), attempt, dataset_view(config, wildcards.dataset))
+    counts, view = dataset_counts(config, wildcards.dataset), dataset_view(config, wildcards.dataset)
+    return job_resources(rule, counts, attempt, view, _local_cores())
 
 
 def get_mem_mb(rule):
@@ -294,7 +308,8 @@ def get_runtime(rule):
 
 
 def get_threads(rule):
-    """Threads of a job of ``rule``: the stage's configured threads, one for a small dataset."""
+    """Threads of a job of ``rule``: the stage's configured threads, one for a small dataset, at
+    most half the cores of a run on this machine."""
     def threads(wildcards):
         return _job_resources(rule, wildcards)["threads"]
     return threads

@@ -18,7 +18,10 @@ where the sizes ``size_t`` come from the dataset's counts (n_train, n_test, d fe
 
 :data:`STAGES` holds one row of coefficients per rule. A failed job is retried (``retries`` in the
 workflow profiles) with ``growth`` times more of both. A rule's threads are its stage's configured
-threads (``<block>.threads``), one for a dataset smaller than ``small_fit`` (the fitting work above).
+threads (``<block>.threads``), one for a dataset smaller than ``small_fit`` (the fitting work above),
+and, on one machine, at most half its cores (:func:`job_resources`' ``cores``): the paper's run has
+many independent jobs, and two jobs of one thread keep two cores busier than one job of two threads
+(its folds and labels do not split evenly, and its worker processes cost time to start).
 
 The counts are read from the sidecar ``data/parsed/<dataset>.json`` that the data stage writes beside
 the parsed cache, or, before it exists, from the catalog entry (``expected``, or a synthetic entry's
@@ -156,11 +159,14 @@ def sizes(counts: dict) -> dict:
     return {t: f(counts) for t, f in SIZE_TERMS.items()}
 
 
-def job_resources(rule: str, counts: dict, attempt: int = 1, config: dict | None = None) -> dict:
+def job_resources(
+    rule: str, counts: dict, attempt: int = 1, config: dict | None = None, cores: int | None = None
+) -> dict:
     """``{"mem_mb", "runtime", "threads"}`` of a job of ``rule`` on a dataset of ``counts``.
 
     A number set in the stage's config block (``mem_mb``, ``runtime_min``) replaces the formula
-    (it still grows with the attempt); the configured ``threads`` are the most a job gets.
+    (it still grows with the attempt); the configured ``threads`` are the most a job gets, and
+    when the run's ``cores`` on one machine are given, at most half of them (at least one).
 
     Examples
     --------
@@ -169,6 +175,8 @@ def job_resources(rule: str, counts: dict, attempt: int = 1, config: dict | None
     {'mem_mb': 2099, 'runtime': 53, 'threads': 1}
     >>> job_resources("knn_run", c, attempt=2)["mem_mb"]
     3148
+    >>> [job_resources("pcc_fit", c, cores=k)["threads"] for k in (None, 2, 3, 4, 8)]
+    [2, 1, 1, 2, 2]
     """
     if rule not in STAGES:
         raise KeyError(f"no resource formula for rule {rule!r} (known: {sorted(STAGES)})")
@@ -189,4 +197,6 @@ def job_resources(rule: str, counts: dict, attempt: int = 1, config: dict | None
     threads = 1
     if row["threads"] and s["fit"] >= SMALL_FIT:
         threads = int(block.get(row["threads"]) or 1)
+        if cores:
+            threads = max(1, min(threads, int(cores) // 2))
     return {"mem_mb": int(math.ceil(mem * grow)), "runtime": int(math.ceil(runtime * grow)), "threads": threads}
