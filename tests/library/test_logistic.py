@@ -292,3 +292,44 @@ def test_fit_logistic_cv_binary_model_is_the_optimum_whatever_the_path():
     ua = fit_logistic_cv(X, y, Cs=Cs, cv=3, random_state=0, tol=1e-4, polish=False)
     ub = fit_logistic_cv(X, y, Cs=Cs, cv=3, random_state=0, tol=1e-2, polish=False)
     assert np.abs((X @ ua.coef_[0] + ua.intercept_[0]) - (X @ ub.coef_[0] + ub.intercept_[0])).max() > 1e-4
+
+
+@pytest.mark.parametrize("block_bytes", [8 * 12 * 7, 2**19])
+def test_multinomial_objective_is_scikit_learns_value_and_gradient(monkeypatch, block_bytes):
+    # blocks of 7 rows (600 is not a multiple of 7) and one block holding every row
+    from sklearn._loss.loss import HalfMultinomialLoss
+    from sklearn.linear_model._linear_loss import LinearModelLoss
+
+    from fmeasure.learners import logistic
+
+    monkeypatch.setattr(logistic, "_BLOCK_BYTES", block_bytes)
+    X, y = _correlated_multiclass()
+    coef = np.random.default_rng(3).normal(size=4 * 13)
+    ref = LinearModelLoss(base_loss=HalfMultinomialLoss(n_classes=4), fit_intercept=True)
+    value, grad = logistic._MultinomialObjective(X, y.astype(float), 4)(coef, 0.3)
+    ref_value, ref_grad = ref.loss_gradient(coef, X, y.astype(float), None, 0.3, 1)
+    assert value == pytest.approx(ref_value, rel=1e-13)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
+
+
+def test_multinomial_lbfgs_fit_is_scikit_learns_fit():
+    # the fold fits of fit_logistic_cv: warm started along C, the same iterates as
+    # LogisticRegression.fit up to rounding (at small C, where the solver converges in few steps)
+    from fmeasure.learners import logistic
+
+    X, y = _correlated_multiclass()
+    ours = LogisticRegression(warm_start=True, max_iter=1000)
+    ref = LogisticRegression(warm_start=True, max_iter=1000)
+    for C in (1e-3, 1e-2, 1e-1):
+        ours.set_params(C=C)
+        ref.set_params(C=C)
+        assert logistic._fit_multinomial_lbfgs(ours, X, y)
+        ref.fit(X, y)
+        assert ours.n_iter_[0] == ref.n_iter_[0]
+        np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-9)
+        np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-9)
+        np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-10)
+    # other problems are left to scikit-learn
+    assert not logistic._fit_multinomial_lbfgs(LogisticRegression(), X, y % 2)
+    assert not logistic._fit_multinomial_lbfgs(LogisticRegression(solver="newton-cg"), X, y)
+    assert not logistic._fit_multinomial_lbfgs(LogisticRegression(), logistic.sp.csr_matrix(X), y)

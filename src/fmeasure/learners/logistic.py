@@ -10,7 +10,9 @@ faster than ``LogisticRegressionCV`` here; see ``fit_logistic_cv``).
 The solver is lbfgs; ``solver="newton-cg"`` is the alternative. Measured on the paper's datasets
 and on Mediamill-shaped data with correlated features (``benchmarks/bench_solvers.py``), newton-cg
 was not faster in total on any of them along the warm-started C path (the benchmark prints the
-ratios), so lbfgs stays the default.
+ratios), so lbfgs stays the default. For dense X and three or more classes (EFP's label models)
+the folds' lbfgs fits evaluate scikit-learn's objective in one pass over X by cache-sized blocks of
+rows (:class:`_MultinomialObjective`): the same minimisation, about 1.3x faster in total.
 
 A target with a single class in the training data cannot be fitted by a logistic regression; it
 gets a :class:`ConstantProbability` model that predicts the empirical rate (probability 1 for the
@@ -153,9 +155,104 @@ def _fold_step(model, X_tr, y_tr, X_va, y_va, C, n_classes):
         full[:, model] = 1.0
         return full
     model.set_params(C=C)
-    model.fit(X_tr, y_tr)
+    if not _fit_multinomial_lbfgs(model, X_tr, y_tr):
+        model.fit(X_tr, y_tr)
     full[:, model.classes_] = model.predict_proba(X_va)  # encoded classes present in this fold
     return full
+
+
+#: Bytes of a block of rows of dense X in the multinomial objective (block and products stay in
+#: a core's L2 cache).
+_BLOCK_BYTES = 2**19
+
+
+class _MultinomialObjective:
+    """scikit-learn's lbfgs objective of a multinomial L2 logistic regression, in one pass over X.
+
+    The value and gradient of ``mean half multinomial loss + l2 / 2 ||W||^2`` (intercepts not
+    penalised), as :class:`sklearn.linear_model._linear_loss.LinearModelLoss` computes them for
+    ``LogisticRegression(solver="lbfgs")``, with the same flat parameter layout (classes of one
+    feature contiguous). scikit-learn reads X twice per evaluation (the scores X W^T, then the
+    gradient G^T X); X does not fit in the cache at Mediamill's size, so both products are memory
+    bound. Here each block of rows gives its scores, its pointwise loss and gradient and its share
+    of G^T X while it is in the cache: the same numbers up to the order of floating-point sums,
+    about 1.8x faster at 25,000 x 120 with 16 classes.
+    """
+
+    def __init__(self, X, y, n_classes):
+        from sklearn._loss.loss import HalfMultinomialLoss
+
+        self.X, self.y, self.K = X, y, n_classes
+        self.loss = HalfMultinomialLoss(n_classes=n_classes)
+        self.rows = max(1, _BLOCK_BYTES // (8 * max(1, X.shape[1])))
+
+    def __call__(self, coef, l2):
+        from sklearn.utils.extmath import squared_norm
+
+        X, y, K = self.X, self.y, self.K
+        n, d = X.shape
+        W = coef.reshape((K, -1), order="F")
+        weights, intercept = W[:, :-1], W[:, -1]
+        grad_w = np.zeros((K, d))
+        grad_b = np.zeros(K)
+        total = 0.0
+        raw = np.empty((min(self.rows, n), K))
+        for a in range(0, n, self.rows):
+            Xb = X[a : a + self.rows]
+            r = np.matmul(Xb, weights.T, out=raw[: Xb.shape[0]])
+            r += intercept
+            loss, g = self.loss.loss_gradient(y_true=y[a : a + self.rows], raw_prediction=r, n_threads=1)
+            total += float(np.sum(loss))
+            g /= n
+            grad_w += g.T @ Xb
+            grad_b += g.sum(axis=0)
+        value = total / n + float(0.5 * l2 * squared_norm(weights))
+        grad = np.empty((K, d + 1), order="F")
+        grad[:, :d] = grad_w + l2 * weights
+        grad[:, d] = grad_b
+        return value, grad.ravel(order="F")
+
+
+def _fit_multinomial_lbfgs(model, X, y) -> bool:
+    """``model.fit(X, y)`` for a warm-started lbfgs ``LogisticRegression`` on dense X with three
+    or more classes, by :class:`_MultinomialObjective`; False (nothing done) for other problems.
+
+    The same minimisation as scikit-learn's (scipy's L-BFGS-B with its options, from the model's
+    ``coef_`` and ``intercept_`` when their shape fits, else from zeros): the iterates differ only
+    by floating-point rounding. Sets the fitted attributes ``predict_proba`` needs.
+    """
+    from scipy.optimize import minimize
+
+    params = model.get_params()
+    if params["solver"] != "lbfgs" or sp.issparse(X) or X.dtype != np.float64 or not params["fit_intercept"]:
+        return False
+    if params["class_weight"] is not None or params["l1_ratio"] not in (None, 0, 0.0):
+        return False
+    classes = np.unique(y)
+    K, (n, d) = classes.size, X.shape
+    if K < 3:
+        return False
+    w0 = np.zeros((K, d + 1), order="F")
+    coef, intercept = getattr(model, "coef_", None), getattr(model, "intercept_", None)
+    if params["warm_start"] and coef is not None and np.shape(coef) == (K, d):
+        w0[:, :d], w0[:, d] = coef, intercept
+    target = np.searchsorted(classes, y).astype(np.float64)
+    objective = _MultinomialObjective(np.ascontiguousarray(X), target, K)
+    l2 = 1.0 / (float(params["C"]) * n)
+    res = minimize(
+        objective,
+        w0.ravel(order="F"),
+        method="L-BFGS-B",
+        jac=True,
+        args=(l2,),
+        options={"maxiter": params["max_iter"], "maxls": 50, "gtol": params["tol"], "ftol": 64 * np.finfo(float).eps},
+    )
+    W = res.x.reshape((K, -1), order="F")
+    model.classes_ = classes
+    model.coef_, model.intercept_ = W[:, :d].copy(), W[:, d].copy()
+    model.n_iter_ = np.array([min(int(res.nit), int(params["max_iter"]))], dtype=np.int32)
+    model.n_features_in_ = d
+    return True
 
 
 #: Names accepted by ``fit_logistic_cv(scoring=...)`` besides a callable.
