@@ -207,7 +207,7 @@ def write_cd_diagram(ranks: pd.DataFrame, summary: dict, png_path, pdf_path=None
         fontsize=8,
     )
     fig.tight_layout()
-    fig.savefig(png_path, dpi=150)
+    fig.savefig(png_path, dpi=150, bbox_inches="tight")  # the labels reach past the axes
     if pdf_path:
-        fig.savefig(pdf_path)
+        fig.savefig(pdf_path, bbox_inches="tight")
     plt.close(fig)

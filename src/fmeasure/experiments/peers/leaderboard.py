@@ -9,7 +9,7 @@ environments' records, the critical-difference diagram) into ``docs/leaderboard/
 (each row's F, the difference to the reference and the verdicts, to the printed digit),
 ``ranks.csv`` (both rankings), ``peers_cd.png`` and ``provenance.json`` (the commit, the protocol's
 hash and the declared reference, the datasets and seeds, the package versions of every
-environment, the machine, the run's wall and CPU seconds). It refuses a run whose records were made
+environment, the machine, the run's wall seconds with a job running and its CPU seconds). It refuses a run whose records were made
 under another protocol than the configuration's (:func:`fmeasure.experiments.peers.check_protocol`),
 or one with a dataset missing. ``page`` writes ``docs/peers_leaderboard.md`` from the snapshot (and
 says so when there is none yet); ``compare`` says where a new run's F differs from the snapshot's
@@ -126,6 +126,25 @@ def _versions(
     return out
 
 
+def _busy_seconds(records) -> float | None:
+    """Seconds during which at least one of the records' jobs ran: the union of their
+    [started, finished] intervals, so that a run stopped and resumed later is not charged the pause.
+
+    >>> _busy_seconds([{"started": 0, "finished": 10}, {"started": 5, "finished": 12}, {"started": 100, "finished": 103}])
+    15.0
+    """
+    spans = sorted((float(r["started"]), float(r["finished"])) for r in records if "started" in r and "finished" in r)
+    if not spans:
+        return None
+    total, (a, b) = 0.0, spans[0]
+    for s, e in spans[1:]:
+        if s > b:
+            total, a, b = total + (b - a), s, e
+        else:
+            b = max(b, e)
+    return round(total + (b - a), 0)
+
+
 def snapshot(results, out, *, config: dict, root=".") -> dict:
     """Write the snapshot of the complete run in ``results`` (a results folder) to ``out``; returns
     its provenance. ``config`` is the run's configuration (its ``peers`` and ``report`` blocks)."""
@@ -164,8 +183,6 @@ def snapshot(results, out, *, config: dict, root=".") -> dict:
     for p in sorted((results / "peers" / "env").glob("*.json")):
         e = json.loads(p.read_text())
         envs[p.stem] = {"status": e.get("status"), "python": e.get("python", ""), "packages": e.get("packages", [])}
-    started = [r["started"] for r in records if "started" in r]
-    finished = [r["finished"] for r in records if "finished" in r]
     commit = _git(root, "rev-parse", "HEAD")
     prov = {
         "commit": commit,
@@ -181,12 +198,43 @@ def snapshot(results, out, *, config: dict, root=".") -> dict:
         "runs": len(records),
         "timeouts": int(sum(r.get("status") == "timeout" for r in records)),
         "cpu_s": round(float(np.nansum([r.get("cpu_s", np.nan) for r in records])), 0),
-        "wall_s": round(max(finished) - min(started), 0) if started and finished else None,
+        "wall_s": _busy_seconds(records),
         "packages": {"project": _versions(), **envs},
         "machine": _machine(),
     }
     (out / "provenance.json").write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
     return prov
+
+
+def _p(v) -> str:
+    """A p-value as the page prints it: four decimals, "< 0.0001" below, "—" when there is none.
+
+    >>> [_p(0.21414), _p(0.0), _p(float("nan"))]
+    ['0.2141', '< 0.0001', '—']
+    """
+    if not np.isfinite(v):
+        return "—"
+    return "< 0.0001" if v < 0.00005 else f"{v:.4f}"
+
+
+def _seeds_line(prov: dict, t: pd.DataFrame) -> str:
+    """The seeds, and the large datasets' fewer seeds and folds (``peers.large``), from the snapshot."""
+    seeds = ", ".join(map(str, prov["seeds"]))
+    large = prov.get("large") or {}
+    ref = t[t.method == prov["reference"]]
+    fewer = [d for d, n in zip(ref.dataset, ref.n_seeds) if int(n) < len(prov["seeds"])]
+    if not fewer or not large:
+        return seeds
+    return (
+        f"{seeds}; on the datasets of at least {int(large['cells']):,} training cells (n x m), the first "
+        f"{int(large['seeds'])} with {int(large['cv'])}-fold tuning, for every system: {', '.join(fewer)}"
+    )
+
+
+def _p_eq(v) -> str:
+    """ "= 0.0123" or "< 0.0001" (after "p" in a sentence)."""
+    text = _p(v)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def _cell(r) -> str:
@@ -232,10 +280,10 @@ def page(snapshot_dir) -> str:
             ("protocol hash", f"`{prov['protocol']}`"),
             ("reference (declared before the run)", f"{title(ref)} (`{ref}`)"),
             ("datasets", f"{len(prov['datasets'])}: {', '.join(prov['datasets'])}"),
-            ("seeds", ", ".join(map(str, prov["seeds"]))),
+            ("seeds", _seeds_line(prov, t)),
             ("budget per run", f"{prov['budget']['cpu_s']} CPU s"),
             ("runs (timeouts)", f"{prov['runs']} ({prov['timeouts']})"),
-            ("wall time, CPU time", f"{_hours(prov['wall_s'])}, {_hours(prov['cpu_s'])}"),
+            ("wall time with a job running, CPU time", f"{_hours(prov['wall_s'])}, {_hours(prov['cpu_s'])}"),
             (
                 "machine",
                 f"{prov['machine']['cpu']}, {prov['machine']['cores']} cores, Python {prov['machine']['python']}",
@@ -259,8 +307,11 @@ def page(snapshot_dir) -> str:
                 f"{d:+.{DIGITS}f} ± {s:.{DIGITS}f}" if st == "ran" else st
                 for d, s, st in zip(head_rows.diff_to_reference, head_rows.diff_se, head_rows.status)
             ],
-            "p (non-inferiority, Holm)": head_rows.p_ni_holm.round(4),
-            "reference at least as good": ["yes" if str(v) == "True" else "no" for v in head_rows.noninferior],
+            "p (non-inferiority, Holm)": [_p(v) for v in head_rows.p_ni_holm],
+            "reference at least as good": [
+                "yes" if str(v) == "True" else ("peer over the budget" if st == "timeout" else "not shown")
+                for v, st in zip(head_rows.noninferior, head_rows.status)
+            ],
         }
     )
     parts = [head, how, "\n", _md(facts), "\n\n## Test F by dataset\n\n"]
@@ -285,8 +336,8 @@ def page(snapshot_dir) -> str:
             continue
         r0 = rk.iloc[0]
         parts.append(
-            f"{who.capitalize()}: Friedman chi2 = {r0.friedman_chi2:.{DIGITS}f} (p = {r0.friedman_p:.4f}), "
-            f"Iman-Davenport F = {r0.iman_davenport_f:.{DIGITS}f} (p = {r0.iman_davenport_p:.4f}), "
+            f"{who.capitalize()}: Friedman chi2 = {r0.friedman_chi2:.{DIGITS}f} (p {_p_eq(r0.friedman_p)}), "
+            f"Iman-Davenport F = {r0.iman_davenport_f:.{DIGITS}f} (p {_p_eq(r0.iman_davenport_p)}), "
             f"{int(r0.n_systems)} systems on {int(r0.n_datasets)} datasets, critical difference {r0.cd:.{DIGITS}f}.\n\n"
         )
         shown = pd.DataFrame(
