@@ -11,8 +11,8 @@ cutting-plane method, in the same run on the same data.
    configures it (CV over the grid, patience, grid extension, refit at ``refit_tol``), in this
    process (no fold workers): chosen C, mean CV F per C, test F, CPU seconds.
 
-The data come from the MULAN files of a mirror folder (``--mirror``, default the shared datasets
-folder), verified against the catalog's sha256, parsed and cached under ``--data``.
+The data come from the MULAN files of a mirror folder (``--mirror``, default the folder named by
+``FMEASURE_DATA_MIRROR``), verified against the catalog's sha256, parsed and cached under ``--data``.
 
     PYTHONPATH=src python benchmarks/bench_ssvm_solvers.py --dataset scene --fit
     PYTHONPATH=src python benchmarks/bench_ssvm_solvers.py --dataset yeast --tol 1e-4
@@ -21,6 +21,7 @@ folder), verified against the catalog's sha256, parsed and cached under ``--data
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
@@ -100,12 +101,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dataset", default="scene")
     ap.add_argument("--config", default=str(ROOT / "config" / "config.yaml"))
-    ap.add_argument("--mirror", default="/work/shared/datasets")
+    ap.add_argument("--mirror", default=os.environ.get("FMEASURE_DATA_MIRROR"), help="default: $FMEASURE_DATA_MIRROR")
     ap.add_argument("--data", default="/tmp/fmeasure-bench-data", help="cache of the parsed data")
     ap.add_argument("--tol", type=float, default=None, help="duality-gap tolerance (default: the config's tol)")
     ap.add_argument("--Cs", type=float, nargs="*", default=None, help="default: the config's grid")
     ap.add_argument("--fit", action="store_true", help="also the tuned fit of FMeasureSSVM, both solvers")
     args = ap.parse_args()
+    if not args.mirror:
+        ap.error("--mirror: a folder of the MULAN files is needed (or set FMEASURE_DATA_MIRROR)")
     config = yaml.safe_load(open(args.config))
     cfg = config["structured"]
     tol = float(cfg["tol"]) if args.tol is None else args.tol
