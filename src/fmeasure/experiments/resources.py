@@ -175,7 +175,7 @@ def job_resources(
     {'mem_mb': 2099, 'runtime': 53, 'threads': 1}
     >>> job_resources("knn_run", c, attempt=2)["mem_mb"]
     3148
-    >>> [job_resources("pcc_fit", c, cores=k)["threads"] for k in (None, 2, 3, 4, 8)]
+    >>> [job_resources("pcc_fit", c, 1, {"pcc": {"threads": 2}}, cores=k)["threads"] for k in (None, 2, 3, 4, 8)]
     [2, 1, 1, 2, 2]
     """
     if rule not in STAGES:
