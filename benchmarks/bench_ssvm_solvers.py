@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from fmeasure.datasets import fetch_file, load, parse, save
+from fmeasure.datasets import fetch_file, load, load_catalog, parse, save
 from fmeasure.experiments.structured import make_rml
 from fmeasure.learners._cutting_plane import one_slack
 from fmeasure.learners.ssvm import bcfw
@@ -42,11 +42,11 @@ def with_bias(X):
     return np.hstack([np.asarray(X, dtype=np.float64), np.ones((X.shape[0], 1))])
 
 
-def dataset(name, config, mirror, data):
+def dataset(name, mirror, data):
     cache = Path(data) / f"{name}.npz"
     if cache.exists():
         return load(cache)
-    entry = config["catalog"][name]
+    entry = load_catalog()[name]
     raw = Path(data) / name
     raw.mkdir(parents=True, exist_ok=True)
     for f in entry["files"].values():
@@ -113,7 +113,7 @@ def main():
     cfg = config["structured"]
     tol = float(cfg["tol"]) if args.tol is None else args.tol
     Cs = [float(c) for c in (cfg["Cs"] if args.Cs is None else args.Cs)]
-    ds = dataset(args.dataset, config, args.mirror, args.data)
+    ds = dataset(args.dataset, args.mirror, args.data)
     print(
         f"{args.dataset}: {ds.X_train.shape[0]} x {ds.X_train.shape[1]} training, {ds.Y_train.shape[1]} labels, "
         f"{ds.X_test.shape[0]} test; tol {tol:g}"
