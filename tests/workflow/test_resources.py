@@ -90,35 +90,33 @@ def test_counts_come_from_the_sidecar_when_it_exists(tmp_path):
     }
 
 
-@pytest.mark.e2e  # runs the Snakemake engine
-def test_workflow_asks_the_formula_for_a_mediamill_sized_job(tmp_path):
-    """The rules' resources come from the get_* callables of common.smk (dry run, real engine)."""
+def _dry_run(tmp_path, stages, *options):
+    """The text of a dry run of the workflow on mediamill-shape (the real engine)."""
     out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "-n",
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(tmp_path),
-            "--configfile",
-            str(ROOT / "config" / "config.yaml"),
-            "--config",
-            "datasets=mediamill-shape",
-            "stages=data,knn",
-        ],
+        [sys.executable, "-m", "snakemake", "-n", *options, "--snakefile", str(ROOT / "Snakefile")]
+        + ["--directory", str(tmp_path), "--configfile", str(ROOT / "config" / "config.yaml")]
+        + ["--config", "datasets=mediamill-shape", f"stages={stages}"],
         capture_output=True,
         text=True,
         timeout=300,
         env=snakemake_env(),
     )
     assert out.returncode == 0, out.stdout + out.stderr
-    text = out.stdout + out.stderr
+    return out.stdout + out.stderr
+
+
+def _rule_block(text, rule):
+    """The dry run's block of the first job of ``rule``."""
+    block = text[text.index(f"rule {rule}:") :]
+    return block[: block.index("\n\n") if "\n\n" in block else len(block)]
+
+
+@pytest.mark.e2e  # runs the Snakemake engine
+def test_workflow_asks_the_formula_for_a_mediamill_sized_job(tmp_path):
+    """The rules' resources come from the get_* callables of common.smk (dry run, real engine)."""
+    text = _dry_run(tmp_path, "data,knn")
     for rule in ("parse_dataset", "knn_run"):
-        block = text[text.index(f"rule {rule}:") :]
-        block = block[: block.index("\n\n") if "\n\n" in block else len(block)]
+        block = _rule_block(text, rule)
         want = job_resources(rule, MEDIAMILL, 1, CONFIG)
         assert re.search(rf"\bmem_mb={want['mem_mb']}\b", block), block
         assert re.search(rf"\bruntime={want['runtime']}\b", block), block
@@ -154,20 +152,9 @@ def test_a_job_gets_at_most_half_the_cores_of_a_run_on_one_machine():
     assert job_resources("pcc_fit", tiny, 1, config, cores=16)["threads"] == 1
 
 
+@pytest.mark.e2e  # runs the Snakemake engine
 @pytest.mark.parametrize("cores, threads", [(2, 1), (8, 2)])
 def test_the_workflow_halves_the_threads_of_a_local_run_on_two_cores(tmp_path, cores, threads):
     """Dry run, real engine: pcc.threads is 2; on 2 cores the fit job asks for 1, on 8 for 2."""
-    out = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--cores", str(cores), "--snakefile", str(ROOT / "Snakefile")]
-        + ["--directory", str(tmp_path), "--configfile", str(ROOT / "config" / "config.yaml")]
-        + ["--config", "datasets=mediamill-shape", "stages=data,pcc"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=snakemake_env(),
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    text = out.stdout + out.stderr
-    block = text[text.index("rule pcc_fit:") :]
-    block = block[: block.index("\n\n") if "\n\n" in block else len(block)]
+    block = _rule_block(_dry_run(tmp_path, "data,pcc", "--cores", str(cores)), "pcc_fit")
     assert re.search(r"\bthreads: (\d+)", block) is None if threads == 1 else f"threads: {threads}" in block, block
