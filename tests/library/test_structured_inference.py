@@ -149,6 +149,52 @@ def test_compiled_kernel_sorts_the_rest_when_the_count_reaches_far():
     assert far > 100  # rows whose prediction holds more false labels than are selected one by one
 
 
+def test_compiled_kernel_orders_signed_zeros_extremes_and_ties_as_the_reference():
+    """The kernel sorts the false labels' scores by their bits (a radix sort of integers in the
+    values' order): signed zeros, subnormals, the largest finite values and runs of equal
+    scores, in rows where the count reaches far (many scores above 0) and where it does not,
+    give the numpy reference's labels and values exactly."""
+    from fmeasure.inference.structured import solve_batch, solve_batch_numpy
+
+    rng = np.random.default_rng(17)
+    special = np.array([0.0, -0.0, 5e-324, -5e-324, 2.2e-308, -2.2e-308, 1e-300, 0.5, -0.5, 1e-13, -1e-13])
+    for _ in range(40):
+        n, m = int(rng.integers(1, 20)), int(rng.integers(20, 400))
+        S = rng.choice(special, size=(n, m)) * rng.choice([1.0, 1e-3])
+        S += rng.choice([0.0, 1.0], size=(n, m)) * rng.normal(size=(n, m)) * rng.choice([1e-4, 0.1])
+        if rng.random() < 0.3:
+            S[:, : m // 3] = rng.choice([1e300, -1e300, 0.25])
+        Y = rng.random((n, m)) < rng.choice([0.0, 0.05, 0.3])
+        H1, V1 = solve_batch(S, Y)
+        H2, V2 = solve_batch_numpy(S, Y)
+        np.testing.assert_array_equal(H1, H2)
+        np.testing.assert_array_equal(V1, V2)
+
+
+def test_compiled_kernel_radix_sort_is_a_descending_sort():
+    """The kernel's sort of the false labels' scores against numpy's sort, on values that share
+    leading bytes (the passes it skips) and on mixed signs, zeros and extremes."""
+    from fmeasure.inference._la_kernel import _sort_rest
+
+    sort = _sort_rest.py_func
+    rng = np.random.default_rng(4)
+    cases = [
+        rng.normal(size=500),
+        1.0 + rng.integers(0, 4, size=300) * 2.0**-52,  # equal but for the last byte
+        np.array([0.0, -0.0, 5e-324, -5e-324, np.inf, -np.inf, 1e308, -1e308, 3.0, 3.0]),
+        rng.choice([-1.0, 0.0, 2.0], size=64),
+    ]
+    for v in cases:
+        for g in (0, 3):
+            w = v.copy()
+            n = w.size
+            sort(w, np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(256, np.int64), g, n)
+            np.testing.assert_array_equal(w[:g], v[:g])
+            expected = -np.sort(-v[g:])
+            np.testing.assert_array_equal(w[g:], expected)
+            assert np.array_equal(np.signbit(w[g:][w[g:] != 0]), np.signbit(expected[expected != 0]))
+
+
 def test_compiled_kernel_counts_every_gain_beyond_the_checked_label_counts(monkeypatch):
     """Above MONOTONE_UP_TO labels the kernel sorts every false label and counts every gain; the
     result is the same."""

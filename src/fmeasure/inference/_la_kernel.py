@@ -13,11 +13,13 @@ its increments by the same formulas and the same tie rule. It does less work:
   first that is not, and once all the collected false labels are in order the count is found by
   bisection (O(log f) for each a instead of O(f)). Beyond that many labels every gain is counted,
   as the numpy version does;
-* the false labels are put in order lazily, as far as the counting reaches: the best few by
-  selection, and once it reaches further (as when every score is near 0, at the start of
-  training and at small C, and many false labels have a positive gain) the rest by one sort.
-  A row costs O(m + f log f + s min(b, log f)) for f candidate false labels, s true labels and
-  at most b counted, never O(f^2).
+* the false labels' scores are put in order lazily, as far as the counting reaches: the best few
+  by selection, and once it reaches further (as when every score is near 0, at the start of
+  training and at small C, and many false labels have a positive gain), or when that many scores
+  are above 0 (every count reaches them), the rest by one radix sort. Only the values are put in
+  order: the labels that hold the chosen ones are found afterwards from the scores, ties by the
+  lowest index. A row costs O(m + s min(b, log f)) for f candidate false labels, s true labels
+  and at most b counted, never O(f^2).
 """
 
 from __future__ import annotations
@@ -33,8 +35,11 @@ __all__ = ["MONOTONE_UP_TO", "loss_augmented_rows"]
 MONOTONE_UP_TO = 1000
 
 #: The false labels are selected one at a time (O(f) each) for the first this many; beyond, the
-#: rest are sorted at once (O(f log f)), so a row whose count reaches far costs no O(f^2).
+#: rest are sorted at once (O(f)), so a row whose count reaches far costs no O(f^2).
 _LAZY = 16
+
+#: A sort of at most this many values is by insertion (the radix sort's passes cost more).
+_BLOCK = 32
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -69,27 +74,59 @@ def _sort_desc(S, r, idx, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _select_next(S, r, idx, g, k):  # pragma: no cover - compiled
-    """Move the largest of S[r, idx[g:k]] (lowest label index on ties) to position g."""
+def _select_next(v, g, k):  # pragma: no cover - compiled
+    """Move the largest of v[g:k] to position g."""
     best = g
     for t in range(g + 1, k):
-        u, v = S[r, idx[t]], S[r, idx[best]]
-        if u > v or (u == v and idx[t] < idx[best]):
+        if v[t] > v[best]:
             best = t
-    idx[g], idx[best] = idx[best], idx[g]
+    v[g], v[best] = v[best], v[g]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _sort_rest(S, r, idx, g, k):  # pragma: no cover - compiled
-    """Sort idx[g:k] by descending S[r, .], lowest label index first on ties: the order that
-    repeated :func:`_select_next` calls would give, in O(k log k) instead of O(k^2)."""
-    rest = np.sort(idx[g:k])
-    key = np.empty(rest.size)
-    for i in range(rest.size):
-        key[i] = -S[r, rest[i]]
-    o = np.argsort(key, kind="mergesort")
-    for i in range(rest.size):
-        idx[g + i] = rest[o[i]]
+def _sort_rest(v, ka, kb, cnt, g, k):  # pragma: no cover - compiled
+    """Sort v[g:k] in descending order: by insertion up to _BLOCK values, else in O(k - g) (LSD
+    radix sort, a byte at a time, of the values' bits mapped to integers of the same order; a byte
+    that every value shares is skipped). ``ka`` and ``kb`` (uint64) and ``cnt`` (256 counts) are
+    scratch space."""
+    n = k - g
+    if n <= _BLOCK:
+        for i in range(g + 1, k):
+            x = v[i]
+            t = i - 1
+            while t >= g and v[t] < x:
+                v[t + 1] = v[t]
+                t -= 1
+            v[t + 1] = x
+        return
+    vb = v[g:k].view(np.uint64)
+    sign = np.uint64(1) << np.uint64(63)
+    for i in range(n):
+        u = vb[i]
+        key = ~u if (u & sign) else (u | sign)  # increasing with the value
+        ka[i] = ~key  # increasing as the value decreases
+    src, dst = ka, kb
+    for p in range(8):
+        shift = np.uint64(8 * p)
+        for j in range(256):
+            cnt[j] = 0
+        for i in range(n):
+            cnt[(src[i] >> shift) & np.uint64(255)] += 1
+        if cnt[(src[0] >> shift) & np.uint64(255)] == n:
+            continue
+        total = 0
+        for j in range(256):
+            c = cnt[j]
+            cnt[j] = total
+            total += c
+        for i in range(n):
+            b = (src[i] >> shift) & np.uint64(255)
+            dst[cnt[b]] = src[i]
+            cnt[b] += 1
+        src, dst = dst, src
+    for i in range(n):
+        key = ~src[i]
+        vb[i] = (key & ~sign) if (key & sign) else ~key
 
 
 @njit(cache=True, nogil=True)
@@ -103,6 +140,10 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
     stop_early = m <= MONOTONE_UP_TO
     pos_t = np.empty(m, np.int64)
     pos_f = np.empty(m, np.int64)
+    fv = np.empty(m)
+    ka = np.empty(m, np.uint64)
+    kb = np.empty(m, np.uint64)
+    cnt256 = np.empty(256, np.int64)
     T = np.empty(m + 1)
     Fz = np.empty(m + 1)
     vals = np.empty(m + 1)
@@ -122,22 +163,28 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
             for a in range(s + 1):
                 top = max(top, _loss(s, a, 1) - _loss(s, a, 0))
         f = 0
+        above = 0
         for j in range(m):
             if not Y[r, j] and S[r, j] + top > atol:
                 pos_f[f] = j
+                fv[f] = S[r, j]
                 f += 1
+                if S[r, j] > atol:
+                    above += 1
         _sort_desc(S, r, pos_t, s)
         T[0] = 0.0
         for a in range(s):
             T[a + 1] = T[a] + S[r, pos_t[a]]
-        # The false labels are sorted lazily, as far as the counting reaches: by selection for the
-        # first _LAZY, then the rest at once (all of them at once when every gain is counted).
+        # The false labels' scores are put in order lazily, as far as the counting reaches: by
+        # selection for the first _LAZY, then the rest at once. All at once when every gain is
+        # counted (beyond MONOTONE_UP_TO labels), and when at least _LAZY scores are above atol:
+        # the loss increments are >= 0, so every count reaches at least that far.
         Fz[0] = 0.0
         done = 0
-        if not stop_early:
-            _sort_desc(S, r, pos_f, f)
+        if not stop_early or above >= _LAZY:
+            _sort_rest(fv, ka, kb, cnt256, 0, f)
             for b in range(f):
-                Fz[b + 1] = Fz[b] + S[r, pos_f[b]]
+                Fz[b + 1] = Fz[b] + fv[b]
             done = f
         best = -np.inf
         for a in range(s + 1):
@@ -145,13 +192,13 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
             for b in range(f):
                 if b == done:
                     if done < _LAZY:
-                        _select_next(S, r, pos_f, b, f)
-                        Fz[b + 1] = Fz[b] + S[r, pos_f[b]]
+                        _select_next(fv, b, f)
+                        Fz[b + 1] = Fz[b] + fv[b]
                         done += 1
                     else:  # the count reaches far: sort the rest at once
-                        _sort_rest(S, r, pos_f, b, f)
+                        _sort_rest(fv, ka, kb, cnt256, b, f)
                         for t in range(b, f):
-                            Fz[t + 1] = Fz[t] + S[r, pos_f[t]]
+                            Fz[t + 1] = Fz[t] + fv[t]
                         done = f
                 if stop_early and done == f:
                     # All in order and the gains non-increasing: the first gain <= atol at or
@@ -160,13 +207,13 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
                     hi = f
                     while lo < hi:
                         mid = (lo + hi) // 2
-                        if S[r, pos_f[mid]] + (_loss(s, a, mid + 1) - _loss(s, a, mid)) > atol:
+                        if fv[mid] + (_loss(s, a, mid + 1) - _loss(s, a, mid)) > atol:
                             lo = mid + 1
                         else:
                             hi = mid
                     cnt = lo
                     break
-                if S[r, pos_f[b]] + (_loss(s, a, b + 1) - _loss(s, a, b)) > atol:
+                if fv[b] + (_loss(s, a, b + 1) - _loss(s, a, b)) > atol:
                     cnt += 1
                 elif stop_early:
                     break
@@ -186,7 +233,20 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
             H[r, j] = 0
         for a in range(best_a):
             H[r, pos_t[a]] = 1
-        for b in range(best_b):
-            H[r, pos_f[b]] = 1
+        if best_b > 0:
+            # The best_b largest false scores, the lowest label indices first among equal ones:
+            # every label above the best_b-th largest score, then those equal to it in index order.
+            cut = fv[best_b - 1]
+            left = best_b
+            for i in range(f):
+                if S[r, pos_f[i]] > cut:
+                    H[r, pos_f[i]] = 1
+                    left -= 1
+            for i in range(f):
+                if left == 0:
+                    break
+                if S[r, pos_f[i]] == cut:
+                    H[r, pos_f[i]] = 1
+                    left -= 1
         V[r] = vals[best_a]
     return H, V
