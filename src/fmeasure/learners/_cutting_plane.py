@@ -20,12 +20,13 @@ D(alpha) on min P (each plane bounds the hinge from below), and every W an upper
 one call of the exact loss-augmented oracle on all examples: P(W) - D(alpha) is a certificate of
 sub-optimality (the duality gap), and the solver stops when it is at most ``tol``.
 
-Each iteration solves the master QP (DAQP, a dual active-set method, on the t x t matrix K),
-steps along the ray from the best point so far through the master's solution (one oracle call:
-the minimum of the regulariser plus the hinge's tangent), and adds the plane of the oracle's
-labelling at a point near the best one (Franc and Sonnenburg, 2009, "Optimized cutting plane
-algorithm for large-scale risk minimization", OCAS): with them a C path takes several times fewer
-iterations than the plain cutting-plane method (``line_search=False``). Planes unused by the master for ``prune_after`` iterations leave the
+Each iteration solves the master QP (DAQP, a dual active-set method, on the t x t matrix K) and
+adds the plane of the oracle's labelling at a point near the best one, between it and the master's
+solution, which becomes the best point when its primal value is lower (Franc and Sonnenburg, 2009,
+"Optimized cutting plane algorithm for large-scale risk minimization", OCAS; their search of the
+ray through the master's solution is there, ``ls_max``, but off: each of its oracle calls costs as
+much as the cut): a C path takes several times fewer iterations than the plain cutting-plane
+method (``line_search=False``). Planes unused by the master for ``prune_after`` iterations leave the
 working set; the working set carries over from one C to the next, a warm start.
 
 An iteration costs two products with X (the scores X W, n x m, and the new plane X' H, d x m), a
@@ -244,7 +245,7 @@ def one_slack(
     log_every=30.0,
     line_search=True,
     mu=0.1,
-    ls_max=1,
+    ls_max=0,
     prune_after=30,
     rel_tol=None,
     rel_iter=None,
@@ -276,10 +277,11 @@ def one_slack(
     mu : float
         The plane is cut at (1 - mu) W_best + mu W_master (OCAS).
     ls_max : int
-        Most oracle calls of one line search. One call (a step to the minimum of the regulariser
-        plus the hinge's tangent at the best point) takes the most of it: a call is a pass of the
-        oracle over every example, and with several (6) a C path took fewer iterations (scene:
-        299 against 415) but more calls (1,474 against 764), and 2.4 times the CPU on delicious.
+        Most oracle calls of the line search after each master problem (0: none; the best point
+        then moves only to the cut point, when that is lower). A call is a pass of the oracle over
+        every example: with 6, a C path took fewer iterations (scene: 299 against 415) but more
+        calls (1,474 against 427), 2.4 times the CPU on delicious; with 1, the call never found a
+        lower point on the paths of scene, yeast and enron (the same iterations as with 0).
     prune_after : int
         A plane whose dual variable has been 0 this many iterations in a row leaves the working set.
     rel_tol : float, optional
@@ -402,9 +404,10 @@ def one_slack(
         if plateau:
             pass  # the oracle at the new master's solution opens the next iteration
         elif line_search:
-            Wn = Wb
-            Wb, Sb, Pb, Hb = _line_search(primal, lam, n, Yf, Wb, Sb, Pb, Hb, Wc, Sc, ls_max, 0.1 * tol)
-            exact = exact and Wb is Wn
+            if ls_max > 0:
+                Wn = Wb
+                Wb, Sb, Pb, Hb = _line_search(primal, lam, n, Yf, Wb, Sb, Pb, Hb, Wc, Sc, ls_max, 0.1 * tol)
+                exact = exact and Wb is Wn
         else:
             Pc, Hc = primal(Sc, Wc)
             Wb, Sb, Pb, Hb = Wc, Sc, Pc, Hc
