@@ -377,3 +377,24 @@ def test_ssvm_cutting_plane_ties_on_the_plateau_of_small_c():
     model = FMeasureSSVM(Cs=Cs, cv=3, random_state=0, patience=1, solver="cutting_plane").fit(Xa[:, :-1], Y)
     assert model.cv_scores_[0] == model.cv_scores_[1] == model.cv_scores_[2]
     assert model.Cs_skipped_ == []
+
+
+def test_planes_product_with_sparse_features_equals_the_dense_product():
+    """X' H for CSR features, computed row by row over the labels each row of H holds, equals the
+    dense product for 0/1 matrices H of int8 and bool, rows without any label and features with
+    unsorted indices, negative values and explicit zeros included."""
+    import scipy.sparse as sp
+
+    from fmeasure.learners._cutting_plane import _Design
+
+    rng = np.random.default_rng(8)
+    for density in (0.02, 0.2):
+        X = sp.random(60, 9, density=density, random_state=rng, format="csr") * 3.0
+        X.data -= 1.0  # negative values too
+        X = sp.csr_matrix((X.data[::-1], X.indices[::-1], X.indptr), shape=X.shape)  # unsorted
+        X.data[:3] = 0.0  # explicit zeros
+        design = _Design(X)
+        assert design.sparse
+        for H in ((rng.random((60, 7)) < 0.3).astype(np.int8), rng.random((60, 7)) < 0.5):
+            H[:5] = 0
+            np.testing.assert_allclose(design.back(H), X.toarray().T @ H.astype(float), rtol=1e-12, atol=1e-12)

@@ -67,5 +67,7 @@ def compile_kernels() -> None:
         KNeighborsFMeasure(n_neighbors=3, inference="gfm").fit(data, Y).predict(data)
     ProbabilisticClassifierChain(Cs=[1.0], cv=2, n_samples=20).fit(X, Y).predict(X)
     FMeasureSSVM(Cs=[1.0], cv=2, max_iter=3).fit(X, Y).predict(X)
+    Xs = sp.random(40, 20, density=0.1, random_state=0, format="csr")  # sparse enough for its CSR kernel
+    FMeasureSSVM(Cs=[1.0], cv=2, max_iter=3, solver="cutting_plane").fit(Xs, Y).predict(Xs)
     FOptimalClassifier(ClassifierChain(LogisticRegression(), random_state=0)).fit(X, Y).predict(X)
     inference.gfm_from_p(rng.random((3, 5, 5)) / 25, np.full(3, 0.1))
