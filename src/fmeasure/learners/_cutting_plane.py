@@ -29,9 +29,10 @@ much as the cut): a C path takes several times fewer iterations than the plain c
 method (``line_search=False``). Planes unused by the master for ``prune_after`` iterations leave the
 working set; the working set carries over from one C to the next, a warm start.
 
-An iteration costs two products with X (the scores X W, n x m, and the new plane X' H, d x m), a
-few oracle calls on all examples (the line search moves along a line of scores: no product), and
-a QP of the working set's size.
+An iteration costs two products with X (the scores X W, n x m, and the new plane X' H, d x m, over
+the labels each example's labelling holds when X is sparse), one oracle call on all examples (at
+the cut point; a line search moves along a line of scores: no product), and a QP of the working
+set's size.
 
 Near W = 0 (the smallest C), every example's most violating labelling has the largest loss, 1, and
 the mean hinge is linear: the optimum is C v* for a fixed v*, the min-norm point of the hull of
@@ -489,7 +490,7 @@ def _line_search(primal, lam, n, Yf, Wb, Sb, Pb, Hb, Wc, Sc, ls_max, precision):
     linear, whose slope at k is mean <dS, h(k) - y> for the oracle's labelling h(k). The search
     keeps a bracket [lo, hi] of the minimiser (phi's slope negative at lo, non-negative at hi) and
     tries the minimiser of q plus the larger of r's two tangent lines at lo and hi; it stops when
-    that model's value is within a tenth of ``tol`` of the best value found, or after ``ls_max``
+    that model's value is within ``precision`` of the best value found, or after ``ls_max``
     oracle calls. Returns the best point evaluated (Wb itself if none is lower).
     """
     D = Wc - Wb
