@@ -125,8 +125,7 @@ class _Design:
         nnz = Xa.nnz if sp.issparse(Xa) else int(np.count_nonzero(Xa))
         self.sparse = nnz <= SPARSE_BELOW * n * d
         if self.sparse:
-            self.X = sp.csr_matrix(Xa, dtype=np.float64)
-            self.XT = self.X.T.tocsr()
+            self.X = sp.csr_matrix(Xa, dtype=np.float64)  # X' H by the kernel: no transpose kept
         else:
             self.X = np.ascontiguousarray(Xa.toarray() if sp.issparse(Xa) else Xa, dtype=np.float64)
             self.XT = self.X.T
