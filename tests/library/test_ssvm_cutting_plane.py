@@ -398,3 +398,38 @@ def test_planes_product_with_sparse_features_equals_the_dense_product():
         for H in ((rng.random((60, 7)) < 0.3).astype(np.int8), rng.random((60, 7)) < 0.5):
             H[:5] = 0
             np.testing.assert_allclose(design.back(H), X.toarray().T @ H.astype(float), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("pattern", ["first", "last", "alternate", "none", "all", "random"])
+def test_pruning_keeps_the_chosen_planes_in_order_with_their_gram_entries(pattern):
+    """The working set after ``keep`` holds exactly the kept planes, in their order, with their
+    losses, idle counts and the Gram matrix of the kept planes recomputed from scratch; planes
+    added afterwards see only those."""
+    rng = np.random.default_rng(3)
+    p, t = 7, 11
+    G = rng.normal(size=(t, p))
+    c = rng.uniform(size=t)
+    ws = WorkingSet(p, cap=4)
+    for j in range(t):
+        ws.add(G[j], c[j])
+    ws.idle[:t] = np.arange(t)
+    mask = {
+        "first": np.arange(t) > 0,
+        "last": np.arange(t) < t - 1,
+        "alternate": np.arange(t) % 2 == 1,
+        "none": np.zeros(t, bool),
+        "all": np.ones(t, bool),
+        "random": rng.uniform(size=t) < 0.5,
+    }[pattern]
+    ws.keep(mask)
+    k = int(mask.sum())
+    assert ws.t == k
+    np.testing.assert_array_equal(ws.G[:k], G[mask])
+    np.testing.assert_array_equal(ws.c[:k], c[mask])
+    np.testing.assert_array_equal(ws.idle[:k], np.arange(t)[mask])
+    np.testing.assert_allclose(ws.K[:k, :k], G[mask] @ G[mask].T, rtol=1e-12)
+    g = rng.normal(size=p)
+    ws.add(g, 0.5)
+    kept = np.vstack([G[mask], g])
+    np.testing.assert_allclose(ws.K[: k + 1, : k + 1], kept @ kept.T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ws.combine(np.ones(k + 1)), kept.sum(axis=0), rtol=1e-12, atol=1e-12)
