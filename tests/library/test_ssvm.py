@@ -208,23 +208,31 @@ def _skipped_by_hand(scores, patience):
     return len(scores)
 
 
-@pytest.mark.parametrize("patience", [1, 2])
-def test_ssvm_patience_skips_the_grid_past_the_optimum(patience):
+@pytest.mark.parametrize("patience, n_jobs", [(1, 1), (2, 1), (1, 2), (2, 2)])
+def test_ssvm_patience_skips_the_grid_past_the_optimum(patience, n_jobs):
     """Noisy labels: the CV F peaks at a moderate C. With ``patience`` the walk stops where the
     rule, applied by hand to the full grid's scores, stops; the values it solved score as in the
-    full walk (same folds, same warm starts), and C_ is the best of them."""
+    full walk (same folds, same warm starts), and C_ is the best of them. With fold workers, a
+    fold moves on to its next value before the others finish theirs: the fits past the stop are
+    discarded, and the model is the one of a single process."""
     Xa, Y = _toy(n=150, m=3, seed=2, noise=2.0)
     X = Xa[:, :-1]
     Cs = (1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0)
     full = FMeasureSSVM(Cs=Cs, cv=3, random_state=0).fit(X, Y)
     stop = _skipped_by_hand(full.cv_scores_, patience)
     assert stop < len(Cs), "the toy problem must have an optimum inside the grid"
-    model = FMeasureSSVM(Cs=Cs, cv=3, random_state=0, patience=patience).fit(X, Y)
+    model = FMeasureSSVM(Cs=Cs, cv=3, random_state=0, patience=patience, n_jobs=n_jobs).fit(X, Y)
     assert model.Cs_.tolist() == list(Cs[:stop])
     assert model.Cs_skipped_ == list(Cs[stop:])
     np.testing.assert_allclose(model.cv_scores_, full.cv_scores_[:stop])
     assert model.C_ == Cs[int(np.argmax(full.cv_scores_[:stop]))]
     assert model.stopped_by_ == "tol"
+    assert len(model.cv_stops_) == stop and model.cv_gaps_.shape == (stop, 3)
+    if n_jobs > 1:
+        alone = FMeasureSSVM(Cs=Cs, cv=3, random_state=0, patience=patience).fit(X, Y)
+        np.testing.assert_array_equal(model.cv_scores_, alone.cv_scores_)
+        np.testing.assert_array_equal(model.coef_, alone.coef_)
+        assert model.cv_stops_ == alone.cv_stops_
 
 
 def test_ssvm_patience_does_not_count_a_plateau():

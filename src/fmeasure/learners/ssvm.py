@@ -65,11 +65,13 @@ import logging
 import logging.handlers
 import multiprocessing
 import time
+from concurrent import futures
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
+from joblib.externals.loky import get_reusable_executor
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
@@ -373,6 +375,9 @@ class FMeasureSSVM(MultiLabelClassifier):
         Seeds the folds and the order of the examples in the solver.
     n_jobs : int or None
         Folds solved in parallel (joblib processes; their progress lines go to this process's log).
+        A fold whose fit is done starts its next value of C while the others finish theirs (at most
+        one value ahead of the walk; fits of values past a ``patience`` stop are discarded, and the
+        CPU time they had taken is not in ``fit_cpu_time_``).
     extend_grid : int
         When the best C of the cross-validation is the largest (smallest) of the grid, add the
         next value a decade above (below), warm-started from the fold's last solution, and
@@ -513,7 +518,7 @@ class FMeasureSSVM(MultiLabelClassifier):
         by a decade at a time while the best C is at an edge (``extend_grid`` times at most)."""
         n_splits = min(int(self.cv), Xa.shape[0])
         folds = list(KFold(n_splits, shuffle=True, random_state=seed).split(Xa))
-        n_jobs = 1 if self.n_jobs is None else int(self.n_jobs)
+        n_jobs = effective_n_jobs(self.n_jobs)
         scores = {k: {} for k in range(n_splits)}
         stops = {k: {} for k in range(n_splits)}
         last = {k: None for k in range(n_splits)}
@@ -527,65 +532,121 @@ class FMeasureSSVM(MultiLabelClassifier):
             Xa.shape[0],
         )
 
-        def run(values, warm, offset, total):
-            out = Parallel(n_jobs=n_jobs)(
-                delayed(_fold)(
-                    Xa,
-                    Y,
-                    tr,
-                    va,
-                    values,
-                    kw,
-                    seed + 1 + k,
-                    f"fold {k + 1} of {n_splits}, ",
-                    offset,
-                    total,
-                    last[k] if warm else None,
-                    queue,
-                )
-                for k, (tr, va) in enumerate(folds)
-            )
-            for k, (sc, st, dual, cpu) in enumerate(out):
-                if n_jobs > 1:
-                    self._worker_cpu_time += cpu
-                scores[k].update(sc)
-                stops[k].update(st)
-                if warm or last[k] is None:
-                    last[k] = dual
+        def record(k, out, warm):
+            sc, st, dual, cpu = out
+            if n_jobs > 1:
+                self._worker_cpu_time += cpu
+            scores[k].update(sc)
+            stops[k].update(st)
+            if warm or last[k] is None:
+                last[k] = dual
+
+        def fold_task(k, values, offset, total, warm):
+            tr, va = folds[k]
+            where = f"fold {k + 1} of {n_splits}, "
+            init = last[k] if warm else None
+            return (_fold, Xa, Y, tr, va, values, kw, seed + 1 + k, where, offset, total, init, queue)
+
+        def done_log(values, count, total):
             log.info(
                 "RML tuning: %d of %d values of C done in every fold (mean CV F %s)",
-                len(scores[0]),
+                count,
                 total,
                 ", ".join(f"{C:g}: {mean_score(C):.4f}" for C in values),
             )
 
+        def run(values, warm, offset, total):
+            tasks = [fold_task(k, values, offset, total, warm) for k in range(n_splits)]
+            out = Parallel(n_jobs=n_jobs)(delayed(f)(*a) for f, *a in tasks)
+            for k, o in enumerate(out):
+                record(k, o, warm)
+            done_log(values, len(scores[0]), total)
+
         def mean_score(C):
             return float(np.mean([scores[k][C] for k in scores]))
 
-        def grid(Cs):
-            # The path is solved one C at a time (folds in parallel, each warm-started from its
-            # previous C), so that it can stop once ``patience`` values have scored below the best
-            # so far since it was reached: past the optimum, larger C only costs time.
-            total = len(Cs) + int(self.extend_grid)
+        def walk(Cs, total):
+            """The grid's values from the smallest up, each fold warm-started from its previous
+            value, until ``patience`` values have scored below the best so far (the values
+            solved returned). A fold moves on to its next value as soon as it is done, while
+            other folds finish the current one: workers do not wait at each value for the
+            slowest fold (5 folds on 2 workers would leave one idle a third of the time). At
+            most one value ahead of the last one decided; fits of values past a stop are
+            discarded (cancelled, or their workers stopped)."""
+            decided = 0
+            if n_jobs == 1 or len(Cs) == 1:
+                for i, C in enumerate(Cs):
+                    run([C], True, i, total)
+                    decided += 1
+                    if decide(i, C):
+                        break
+                return Cs[:decided]
+            executor = get_reusable_executor(max_workers=n_jobs)
+            pending, ahead, done = {}, [], [0] * len(Cs)
+
+            def submit(k, i):
+                f, *a = fold_task(k, [Cs[i]], i, total, True)
+                pending[executor.submit(f, *a)] = (k, i)
+
+            stopped = False
+            try:
+                for k in range(n_splits):
+                    submit(k, 0)
+                while pending and not stopped:
+                    finished, _ = futures.wait(list(pending), return_when=futures.FIRST_COMPLETED)
+                    for fut in finished:
+                        k, i = pending.pop(fut)
+                        record(k, fut.result(), True)
+                        done[i] += 1
+                        if i + 1 < len(Cs):
+                            ahead.append((k, i + 1))
+                    while decided < len(Cs) and done[decided] == n_splits:
+                        decided += 1
+                        done_log([Cs[decided - 1]], decided, total)
+                        if decide(decided - 1, Cs[decided - 1]):
+                            stopped = True
+                            break
+                    # A fold's next value starts at once, up to one value beyond the one being decided.
+                    for k, i in sorted(ahead, key=lambda ki: ki[1]):
+                        if not stopped and i <= decided + 1:
+                            ahead.remove((k, i))
+                            submit(k, i)
+            finally:
+                if pending:  # fits of values past a stop (or after an error): not needed
+                    for fut in pending:
+                        fut.cancel()
+                    if not all(fut.cancelled() or fut.done() for fut in pending):
+                        executor.shutdown(wait=True, kill_workers=True)
+            kept = set(Cs[:decided])
+            for k in range(n_splits):
+                for C in [C for C in scores[k] if C not in kept]:
+                    del scores[k][C], stops[k][C]
+            return Cs[:decided]
+
+        state = {"best": -np.inf, "since": 0}
+
+        def decide(i, C):
+            """Whether the walk stops after value i (``patience`` values below the best)."""
+            score = mean_score(C)
+            if score > state["best"]:
+                state["best"], state["since"] = score, 0
+            elif score < state["best"]:  # a plateau (small C: every w near 0) does not count
+                state["since"] += 1
             patience = None if self.patience is None else int(self.patience)
-            done, best, since = [], -np.inf, 0
-            for i, C in enumerate(Cs):
-                run([C], True, i, total)
-                done.append(C)
-                score = mean_score(C)
-                if score > best:
-                    best, since = score, 0
-                elif score < best:  # a plateau (small C: every w near 0) does not count
-                    since += 1
-                if patience is not None and since >= patience and i < len(Cs) - 1:
-                    self.Cs_skipped_ = [float(c) for c in Cs[i + 1 :]]
-                    log.info(
-                        "RML tuning: %d values of C scored below the best mean CV F; C > %g skipped",
-                        patience,
-                        C,
-                    )
-                    break
-            Cs = done
+            if patience is not None and state["since"] >= patience and i < len(grid_values) - 1:
+                self.Cs_skipped_ = [float(c) for c in grid_values[i + 1 :]]
+                log.info("RML tuning: %d values of C scored below the best mean CV F; C > %g skipped", patience, C)
+                return True
+            return False
+
+        grid_values = list(Cs)
+
+        def grid(Cs):
+            # The path is decided one C at a time (each fold warm-started from its previous C),
+            # so that it can stop once ``patience`` values have scored below the best so far since
+            # it was reached: past the optimum, larger C only costs time.
+            total = len(Cs) + int(self.extend_grid)
+            Cs = walk(list(Cs), total)
             for _ in range(int(self.extend_grid)):
                 if self.Cs_skipped_:
                     break
