@@ -433,3 +433,43 @@ def test_pruning_keeps_the_chosen_planes_in_order_with_their_gram_entries(patter
     kept = np.vstack([G[mask], g])
     np.testing.assert_allclose(ws.K[: k + 1, : k + 1], kept @ kept.T, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(ws.combine(np.ones(k + 1)), kept.sum(axis=0), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_scores_with_sparse_features_are_scipys_product_bit_for_bit(threads):
+    """X W for CSR features by the compiled kernel, in one thread or in blocks of rows: the same
+    numbers as scipy's product (each row's entries summed in their order), unsorted indices,
+    explicit zeros, negative values and rows without features included."""
+    from fmeasure.learners._cutting_plane import _Design
+
+    rng = np.random.default_rng(11)
+    X = sp.random(50, 12, density=0.15, random_state=rng, format="csr") * 3.0
+    X.data -= 1.0
+    X = sp.csr_matrix((X.data[::-1], X.indices[::-1], X.indptr), shape=X.shape)
+    X.data[:2] = 0.0
+    X = sp.diags((np.arange(50) >= 4).astype(float)) @ X  # rows without features
+    X = sp.csr_matrix((X.data[::-1].copy(), X.indices[::-1].copy(), X.indptr), shape=X.shape)
+    design = _Design(X, threads=threads)
+    assert design.sparse
+    W = rng.normal(size=(12, 5)) * 10.0 ** rng.integers(-8, 8, size=(12, 5))
+    out = design.scores(W)
+    assert np.array_equal(out, np.asarray(X @ W))
+    np.testing.assert_allclose(out, X.toarray() @ W, rtol=1e-12, atol=1e-300)
+
+
+def test_solver_in_threads_gives_the_numbers_of_one_thread(monkeypatch):
+    """The oracle and the scores in threads (blocks of examples): the same iterations, gaps and
+    weights as one thread, on sparse features."""
+    import fmeasure.learners._cutting_plane as cp
+
+    monkeypatch.setattr(cp, "THREADS_ABOVE", 0)  # a small problem, threaded all the same
+    Xa, Y = _toy(n=150, m=4, seed=5)
+    keep = np.random.default_rng(0).random(Xa.shape) < 0.2
+    keep[:, -1] = True  # the bias
+    Xs = sp.csr_matrix(np.where(keep, Xa, 0.0))
+    one = one_slack(Xs, Y, 10.0, tol=1e-4, threads=1)
+    three = one_slack(Xs, Y, 10.0, tol=1e-4, threads=3)
+    assert one["n_iter"] == three["n_iter"] > 5
+    assert np.array_equal(one["W"], three["W"]) and one["gap"] == three["gap"]
+    with pytest.raises(ValueError, match="threads"):
+        one_slack(Xs, Y, 10.0, threads=0)

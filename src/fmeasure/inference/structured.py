@@ -26,6 +26,7 @@ labels, and among labels of equal score the lowest index.
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 
 import numpy as np
@@ -137,18 +138,34 @@ def _groups(counts, m):
     return out
 
 
-def solve_batch(S, Y, counts=None):
+@functools.cache
+def _threads(k):
+    """A pool of k threads, kept for the process's life (idle threads cost nothing)."""
+    return concurrent.futures.ThreadPoolExecutor(k, thread_name_prefix="fmeasure-oracle")
+
+
+def solve_batch(S, Y, counts=None, threads=1):
     """:func:`loss_augmented` on a validated batch, without the input checks (for solvers).
 
     ``S`` float (n, m), ``Y`` bool (n, m); ``counts`` (its row sums) is accepted for the
     signature of :func:`solve_batch_numpy` and not needed. Compiled, one row at a time
     (:mod:`fmeasure.inference._la_kernel`); the result is bit for bit that of
-    :func:`solve_batch_numpy`.
+    :func:`solve_batch_numpy`. With ``threads`` > 1, the rows are split into one block per thread,
+    solved at once (the kernel releases the GIL): the same result, each row being solved alone.
     """
     S = np.ascontiguousarray(S, dtype=np.float64)
     Y = np.ascontiguousarray(Y, dtype=bool)
     n, m = S.shape
-    return loss_augmented_rows(S, Y, _TIE_ATOL, np.empty((n, m), dtype=np.int8), np.empty(n))
+    H, V = np.empty((n, m), dtype=np.int8), np.empty(n)
+    parts = min(int(threads), n)
+    if parts <= 1:
+        return loss_augmented_rows(S, Y, _TIE_ATOL, H, V)
+    cuts = np.linspace(0, n, parts + 1).astype(int)
+    blocks = [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
+    pool = _threads(parts)
+    for job in [pool.submit(loss_augmented_rows, S[r], Y[r], _TIE_ATOL, H[r], V[r]) for r in blocks]:
+        job.result()
+    return H, V
 
 
 def solve_batch_numpy(S, Y, counts=None):

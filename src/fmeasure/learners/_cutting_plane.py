@@ -32,7 +32,7 @@ working set; the working set carries over from one C to the next, a warm start.
 An iteration costs two products with X (the scores X W, n x m, and the new plane X' H, d x m, over
 the labels each example's labelling holds when X is sparse), one oracle call on all examples (at
 the cut point; a line search moves along a line of scores: no product), and a QP of the working
-set's size.
+set's size. The oracle and the scores run in ``threads`` blocks of examples (the same numbers).
 
 Near W = 0 (the smallest C), every example's most violating labelling has the largest loss, 1, and
 the mean hinge is linear: the optimum is C v* for a fixed v*, the min-norm point of the hull of
@@ -60,7 +60,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from fmeasure.blas import single_threaded_blas
-from fmeasure.inference.structured import solve_batch
+from fmeasure.inference.structured import _threads, solve_batch
 
 __all__ = ["WorkingSet", "load_daqp", "one_slack"]
 
@@ -77,6 +77,10 @@ ROUNDING = 1e-12
 
 #: X is multiplied as a CSR matrix when at most this fraction of its entries are non-zero.
 SPARSE_BELOW = 0.3
+
+#: With ``threads`` > 1, the oracle and the scores run in threads only when the score matrix has at
+#: least this many entries (below, starting the threads costs more than it saves).
+THREADS_ABOVE = 100_000
 
 
 def load_daqp():
@@ -117,10 +121,26 @@ def _back_csr(indptr, indices, data, H, d):  # pragma: no cover - compiled
     return out
 
 
+@njit(cache=True, nogil=True)
+def _scores_csr(indptr, indices, data, W, lo, hi, out):  # pragma: no cover - compiled
+    """Rows lo .. hi - 1 of X W for X in CSR, into ``out`` (their rows of the result): each row the
+    sum of W's rows of its features, in the order of the row's entries, as scipy's product: the
+    same numbers. Releases the GIL: blocks of rows run in threads."""
+    m = W.shape[1]
+    for i in range(lo, hi):
+        row = out[i]
+        row[:] = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            v = data[p]
+            w = W[indices[p]]
+            for j in range(m):
+                row[j] += v * w[j]
+
+
 class _Design:
     """Products with the training features (bias column included), dense or CSR by density."""
 
-    def __init__(self, Xa):
+    def __init__(self, Xa, threads=1):
         n, d = Xa.shape
         nnz = Xa.nnz if sp.issparse(Xa) else int(np.count_nonzero(Xa))
         self.sparse = nnz <= SPARSE_BELOW * n * d
@@ -130,10 +150,26 @@ class _Design:
             self.X = np.ascontiguousarray(Xa.toarray() if sp.issparse(Xa) else Xa, dtype=np.float64)
             self.XT = self.X.T
         self.n, self.d = n, d
+        self.threads = max(1, min(int(threads), n))
 
     def scores(self, W):
-        """X W, (n, m)."""
-        return np.asarray(self.X @ W)
+        """X W, (n, m): with sparse X, a compiled product over blocks of rows, one per thread."""
+        if not self.sparse:
+            return np.asarray(self.X @ W)
+        W = np.ascontiguousarray(W, dtype=np.float64)
+        out = np.empty((self.n, W.shape[1]))
+        X = self.X
+        if self.threads == 1:
+            _scores_csr(X.indptr, X.indices, X.data, W, 0, self.n, out)
+            return out
+        cuts = np.linspace(0, self.n, self.threads + 1).astype(int)
+        pool = _threads(self.threads)
+        jobs = [
+            pool.submit(_scores_csr, X.indptr, X.indices, X.data, W, a, b, out) for a, b in zip(cuts[:-1], cuts[1:])
+        ]
+        for job in jobs:
+            job.result()
+        return out
 
     def back(self, H):
         """X' H for a 0/1 matrix H (int8 or bool), (d, m)."""
@@ -285,6 +321,7 @@ def one_slack(
     prune_after=30,
     rel_tol=None,
     rel_iter=None,
+    threads=1,
 ):
     """The 1-slack cutting-plane method for the F-measure structured SVM (features with bias).
 
@@ -328,6 +365,9 @@ def one_slack(
     rel_iter : int, optional
         Most iterations spent on ``rel_tol`` once the gap is within ``tol``; then the best point is
         returned, certified by ``tol`` (None: :data:`REL_ITER`).
+    threads : int
+        Threads for the oracle and, with sparse X, the scores X W (blocks of examples; the same
+        numbers as one thread). Used when n m is at least :data:`THREADS_ABOVE`.
 
     Returns
     -------
@@ -339,13 +379,16 @@ def one_slack(
     """
     if not (isinstance(C, numbers.Real) and C > 0):
         raise ValueError(f"C must be a positive number, got {C!r}")
+    if not (isinstance(threads, numbers.Integral) and threads >= 1):
+        raise ValueError(f"threads must be a positive integer, got {threads!r}")
     load_daqp()  # before any work: a missing package is reported at once
     n, m = Y.shape
     lam = 1.0 / C
     Yb = np.asarray(Y).astype(bool)
     Yf = Yb.astype(np.float64)
     counts = Yb.sum(axis=1)
-    X = _Design(Xa)
+    threads = int(threads) if n * m >= THREADS_ABOVE else 1
+    X = _Design(Xa, threads=threads)
     d = X.d
     XtY = X.back(Yb)
     ws = WorkingSet(d * m) if init is None else init
@@ -354,7 +397,7 @@ def one_slack(
     def primal(S, W):
         """P(W) from the scores S = X W, and the oracle's labelling."""
         nonlocal calls
-        H, value = solve_batch(S, Yb)
+        H, value = solve_batch(S, Yb, threads=threads)
         calls += 1
         hinge = value - np.einsum("ij,ij->i", S, Yf)
         return 0.5 * lam * float(np.sum(W * W)) + float(np.mean(hinge)), H

@@ -286,6 +286,7 @@ def _solve(Xa, Y, C, solver_kw, seed, init, label):
     kw = dict(solver_kw)
     solver = kw.pop("solver", "bcfw")
     if solver == "bcfw":
+        kw.pop("threads", None)
         res = bcfw(Xa, Y, C, init=init, random_state=seed, label=label, **kw)
         res["warm"] = (res["A"], res["ell"])
     else:
@@ -377,7 +378,8 @@ class FMeasureSSVM(MultiLabelClassifier):
         Folds solved in parallel (joblib processes; their progress lines go to this process's log).
         A fold whose fit is done starts its next value of C while the others finish theirs (at most
         one value ahead of the walk; fits of values past a ``patience`` stop are discarded, and the
-        CPU time they had taken is not in ``fit_cpu_time_``).
+        CPU time they had taken is not in ``fit_cpu_time_``). The refit on all the data runs the
+        cutting-plane solver's oracle and scores in as many threads.
     extend_grid : int
         When the best C of the cross-validation is the largest (smallest) of the grid, add the
         next value a decade above (below), warm-started from the fold's last solution, and
@@ -749,6 +751,7 @@ class FMeasureSSVM(MultiLabelClassifier):
         # the warm-started path of the grid's values up to C_.
         refit_cs = [self.C_] if refit_init is not None else [C for C in Cs if C <= self.C_]
         refit_kw = dict(kw, tol=float(self.tol if self.refit_tol is None else self.refit_tol))
+        refit_kw["threads"] = effective_n_jobs(self.n_jobs)  # the fold workers' cores, now free
         path = _path(Xa, Y, refit_cs, refit_kw, seed, init=refit_init, where="refit on all data, ")
         final = path[self.C_]
         W = final["W"]
