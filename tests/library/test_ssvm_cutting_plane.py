@@ -421,18 +421,30 @@ def test_pruning_keeps_the_chosen_planes_in_order_with_their_gram_entries(patter
         "all": np.ones(t, bool),
         "random": rng.uniform(size=t) < 0.5,
     }[pattern]
+    rows = ws.G.shape[0]
     ws.keep(mask)
     k = int(mask.sum())
     assert ws.t == k
-    np.testing.assert_array_equal(ws.G[:k], G[mask])
+    np.testing.assert_array_equal(ws.planes(), G[mask])
     np.testing.assert_array_equal(ws.c[:k], c[mask])
     np.testing.assert_array_equal(ws.idle[:k], np.arange(t)[mask])
     np.testing.assert_allclose(ws.K[:k, :k], G[mask] @ G[mask].T, rtol=1e-12)
     g = rng.normal(size=p)
     ws.add(g, 0.5)
     kept = np.vstack([G[mask], g])
+    np.testing.assert_array_equal(ws.planes(), kept)
     np.testing.assert_allclose(ws.K[: k + 1, : k + 1], kept @ kept.T, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(ws.combine(np.ones(k + 1)), kept.sum(axis=0), rtol=1e-12, atol=1e-12)
+    weights = rng.uniform(size=k + 1) * (rng.uniform(size=k + 1) < 0.7)
+    total = np.zeros(p)
+    for w, row in zip(weights, kept):  # in the planes' order, one at a time
+        total += w * row
+    assert np.array_equal(ws.combine(weights), total)
+    if k < t:
+        assert ws.G.shape[0] == rows  # the new plane took a pruned plane's row
+    restored = pickle.loads(pickle.dumps(ws))
+    np.testing.assert_array_equal(restored.planes(), kept)
+    np.testing.assert_array_equal(restored.K[: k + 1, : k + 1], ws.K[: k + 1, : k + 1])
+    assert np.array_equal(restored.combine(weights), total)
 
 
 @pytest.mark.parametrize("threads", [1, 3])

@@ -179,9 +179,28 @@ class _Design:
         return np.asarray(self.XT @ H.astype(np.float64))
 
 
+@njit(cache=True, nogil=True)
+def _combine(G, slots, alpha, out):  # pragma: no cover - compiled
+    """sum_j alpha_j G[slots[j]] into ``out``, the planes in the order of j (that of the working
+    set, whatever rows hold them), those of weight 0 skipped (they add exactly 0)."""
+    out[:] = 0.0
+    for j in range(slots.size):
+        a = alpha[j]
+        if a != 0.0:
+            row = G[slots[j]]
+            for q in range(out.size):
+                out[q] += a * row[q]
+    return out
+
+
 class WorkingSet:
     """The planes (g_j, c_j) of the 1-slack problem, their Gram matrix and how long each has been
-    unused by the master problem. Independent of C: the warm start along a path of C."""
+    unused by the master problem. Independent of C: the warm start along a path of C.
+
+    A plane is p floats (4 MB on delicious), so the planes stay in the rows they were written to:
+    plane j is row ``slot[j]`` of G, a pruned plane's row is reused by the next plane added, and
+    pruning moves none of them. What is computed from them does not depend on the rows: each Gram
+    entry is one dot product of two planes, and :meth:`combine` sums in the order of the planes."""
 
     def __init__(self, p, cap=32):
         self.p = p
@@ -190,47 +209,59 @@ class WorkingSet:
         self.c = np.empty(cap)
         self.K = np.empty((cap, cap))
         self.idle = np.empty(cap, dtype=np.int64)
+        self.slot = np.empty(cap, dtype=np.int64)
+        self.free = []  # rows of G below ``used`` that hold no plane
+        self.used = 0  # rows of G written so far
 
-    def __getstate__(self):  # to and from the fold workers: the planes only, no spare capacity
+    def planes(self):
+        """The planes g_j in order, (t, p): a copy."""
+        return self.G[self.slot[: self.t]]
+
+    def __getstate__(self):  # to and from the fold workers: the planes only, in order, no spare rows
         t = self.t
-        return {"p": self.p, "t": t, "G": self.G[:t], "c": self.c[:t], "K": self.K[:t, :t], "idle": self.idle[:t]}
+        return {"p": self.p, "t": t, "G": self.planes(), "c": self.c[:t], "K": self.K[:t, :t], "idle": self.idle[:t]}
 
     def __setstate__(self, state):
         t = state["t"]
         self.__init__(state["p"], cap=max(t, 1))
         self.G[:t], self.c[:t], self.K[:t, :t], self.idle[:t] = state["G"], state["c"], state["K"], state["idle"]
-        self.t = t
+        self.slot[:t] = np.arange(t)
+        self.t = self.used = t
+
+    def _grow(self):
+        cap = 2 * self.G.shape[0]
+        G, K = np.empty((cap, self.p)), np.empty((cap, cap))
+        G[: self.used] = self.G[: self.used]
+        K[: self.t, : self.t] = self.K[: self.t, : self.t]
+        self.G, self.K = G, K
+        self.c = np.resize(self.c, cap)
+        self.idle = np.resize(self.idle, cap)
+        self.slot = np.resize(self.slot, cap)
 
     def add(self, g, c):
-        if self.t == self.G.shape[0]:
-            cap = 2 * self.t
-            G, K = np.empty((cap, self.p)), np.empty((cap, cap))
-            G[: self.t] = self.G[: self.t]
-            K[: self.t, : self.t] = self.K[: self.t, : self.t]
-            self.G, self.K = G, K
-            self.c = np.resize(self.c, cap)
-            self.idle = np.resize(self.idle, cap)
+        if not self.free and self.used == self.G.shape[0]:
+            self._grow()
+        if self.free:
+            r = self.free.pop()
+        else:
+            r, self.used = self.used, self.used + 1
         t = self.t
-        self.G[t] = g
+        self.G[r] = g
         self.c[t] = c
-        row = self.G[:t] @ g
+        row = np.array([self.G[s] @ g for s in self.slot[:t]])
         self.K[t, :t] = row
         self.K[:t, t] = row
         self.K[t, t] = float(g @ g)
         self.idle[t] = 0
+        self.slot[t] = r
         self.t += 1
 
     def keep(self, mask):
-        """Keep the planes where ``mask`` is True (in order).
-
-        The kept planes move forward in place, one row at a time: a plane is p floats (4 MB on
-        delicious), and a copy of the kept rows (``G[idx]``) would allocate and fill the whole
-        working set again at every pruning."""
+        """Keep the planes where ``mask`` is True (in order); the others' rows are free."""
         idx = np.flatnonzero(mask)
         k = idx.size
-        for j, i in enumerate(idx):
-            if i != j:  # i > j: the row it moves to was already read
-                self.G[j] = self.G[i]
+        self.free.extend(int(r) for r in self.slot[: self.t][~np.asarray(mask, dtype=bool)])
+        self.slot[:k] = self.slot[idx]
         self.c[:k] = self.c[idx]
         self.K[:k, :k] = self.K[np.ix_(idx, idx)]
         self.idle[:k] = self.idle[idx]
@@ -238,7 +269,8 @@ class WorkingSet:
 
     def combine(self, alpha):
         """sum_j alpha_j g_j."""
-        return alpha @ self.G[: self.t] if self.t else np.zeros(self.p)
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        return _combine(self.G, self.slot[: self.t], alpha, np.empty(self.p))
 
 
 def _master(ws, lam):
