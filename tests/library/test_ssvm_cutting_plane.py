@@ -485,3 +485,19 @@ def test_solver_in_threads_gives_the_numbers_of_one_thread(monkeypatch):
     assert np.array_equal(one["W"], three["W"]) and one["gap"] == three["gap"]
     with pytest.raises(ValueError, match="threads"):
         one_slack(Xs, Y, 10.0, threads=0)
+
+
+def test_plateau_iterations_are_counted_along_a_path():
+    """Near w = 0 the search for the min-norm point gets ``rel_iter`` iterations along a whole
+    path: with a ``rel_tol`` no fit can meet, the first small C spends them all, and the next C
+    (the same v*, ten times the scale) returns at once, ten times the first C's weights (the same
+    predictions)."""
+    Xa, Y = _toy(n=200, m=5, seed=7)
+    first = one_slack(Xa, Y, 1e-6, rel_iter=3, rel_tol=1e-300)
+    assert first["planes"].towards_v == 3 and first["gap"] <= 1e-3
+    second = one_slack(Xa, Y, 1e-5, rel_iter=3, rel_tol=1e-300, init=first["planes"])
+    assert second["n_iter"] == 0 and second["gap"] <= 1e-3
+    np.testing.assert_allclose(second["W"], 10.0 * first["W"], rtol=1e-9, atol=1e-300)
+    assert pickle.loads(pickle.dumps(second["planes"])).towards_v == 3
+    alone = one_slack(Xa, Y, 1e-5, rel_iter=3, rel_tol=1e-300)  # a path of its own: its own 3
+    assert alone["planes"].towards_v == 3

@@ -44,7 +44,10 @@ of loss 1 (the oracle's at W): C times v's Frank-Wolfe gap as a point of their h
 <= sqrt(2 rel_tol) ||v||; the gap and its bound both scale with C, so the next C of a path starts
 from the same v already certified: the same predictions from one small C to the next (a plateau of
 the cross-validated F), as the exact optimum has. At most ``rel_iter`` iterations go to this once
-the gap is within ``tol``; they are plain cutting-plane steps (the plane of the oracle's labelling
+the gap is within ``tol``, along a whole path of C (the working set counts them: every C of the
+plateau has the same v*, so a larger C would only resume the same search: once they are spent, a
+larger C returns the last fit's v at its own C where that is within ``tol``, the same predictions);
+they are plain cutting-plane steps (the plane of the oracle's labelling
 at the master's solution, the master solved again over all planes: Wolfe's min-norm-point method),
 one oracle call each, as the best point needs no line search any more.
 """
@@ -212,6 +215,8 @@ class WorkingSet:
         self.slot = np.empty(cap, dtype=np.int64)
         self.free = []  # rows of G below ``used`` that hold no plane
         self.used = 0  # rows of G written so far
+        self.towards_v = 0  # iterations spent on ``rel_tol`` along the path (:func:`one_slack`)
+        self.v = None  # W / C of the last fit that ended on the plateau near W = 0
 
     def planes(self):
         """The planes g_j in order, (t, p): a copy."""
@@ -219,7 +224,17 @@ class WorkingSet:
 
     def __getstate__(self):  # to and from the fold workers: the planes only, in order, no spare rows
         t = self.t
-        return {"p": self.p, "t": t, "G": self.planes(), "c": self.c[:t], "K": self.K[:t, :t], "idle": self.idle[:t]}
+        planes = self.planes()
+        return {
+            "p": self.p,
+            "t": t,
+            "G": planes,
+            "c": self.c[:t],
+            "K": self.K[:t, :t],
+            "idle": self.idle[:t],
+            "towards_v": self.towards_v,
+            "v": self.v,
+        }
 
     def __setstate__(self, state):
         t = state["t"]
@@ -227,6 +242,7 @@ class WorkingSet:
         self.G[:t], self.c[:t], self.K[:t, :t], self.idle[:t] = state["G"], state["c"], state["K"], state["idle"]
         self.slot[:t] = np.arange(t)
         self.t = self.used = t
+        self.towards_v, self.v = state["towards_v"], state["v"]
 
     def _grow(self):
         cap = 2 * self.G.shape[0]
@@ -395,8 +411,9 @@ def one_slack(
         lam ||W||^2, which makes its direction, and so its predictions, those of the exact optimum
         to within about sqrt(2 rel_tol) (None: :data:`REL_TOL`).
     rel_iter : int, optional
-        Most iterations spent on ``rel_tol`` once the gap is within ``tol``; then the best point is
-        returned, certified by ``tol`` (None: :data:`REL_ITER`).
+        Most iterations spent on ``rel_tol`` once the gap is within ``tol``, counted along a path
+        by the working set (``init``); then the best point is returned, certified by ``tol``
+        (None: :data:`REL_ITER`).
     threads : int
         Threads for the oracle and, with sparse X, the scores X W (blocks of examples; the same
         numbers as one thread). Used when n m is at least :data:`THREADS_ABOVE`.
@@ -479,8 +496,19 @@ def one_slack(
                 if Pc - dual <= min(tol, max(rel * lam * float(np.sum(Wc * Wc)), ROUNDING)):
                     Wb, Sb, Pb, Hb = Wc, Sc, Pc, Hc
                     gap_hist[-1] = Pb - dual
+                    ws.v = Wb / C
                     break
-                if it - settled >= rel_iter:
+                if ws.towards_v + it - settled >= rel_iter:
+                    if it == settled and ws.v is not None:
+                        # The smaller C of the path spent the search: their direction at this C,
+                        # where it is within tol (the same predictions as theirs).
+                        Wv = ws.v * C
+                        Sv = X.scores(Wv)
+                        Pv, Hv = primal(Sv, Wv)
+                        if Pv - dual <= tol:
+                            Wb, Sb, Pb, Hb = Wv, Sv, Pv, Hv
+                            gap_hist[-1] = Pb - dual
+                    ws.v = Wb / C
                     break
                 plateau = True
         if it >= max_iter:
@@ -539,6 +567,8 @@ def one_slack(
                 now - start,
             )
             last = now
+    if settled is not None:
+        ws.towards_v += it - settled  # the next C of the path has what is left of rel_iter
     if label is not None:
         log.info(
             "%s: done after %d iterations (%s), duality gap %.2e, %.0f s",
