@@ -240,3 +240,30 @@ def test_batch_in_threads_is_the_batch_in_one_thread():
         H, V = solve_batch(S, Y, threads=threads)
         assert np.array_equal(H, H1) and np.array_equal(V, V1)
     assert np.array_equal(H1, Hr) and np.array_equal(V1, Vr)
+
+
+@pytest.mark.parametrize("n, threads", [(0, 3), (1, 4), (7, 1), (7, 3), (10, 64)])
+def test_row_blocks_cover_every_row_once(n, threads):
+    """The blocks of rows handed to the threads cover 0 .. n - 1 exactly once, in at most
+    ``threads`` blocks; an error in a block reaches the caller."""
+    import threading
+
+    from fmeasure._blocks import in_row_blocks
+
+    seen, lock, blocks = np.zeros(n, int), threading.Lock(), []
+
+    def work(lo, hi):
+        with lock:
+            seen[lo:hi] += 1
+            blocks.append((lo, hi))
+
+    in_row_blocks(n, threads, work)
+    assert np.all(seen == 1) and len(blocks) <= max(1, min(threads, n))
+
+    def fail(lo, hi):
+        if lo > 0:
+            raise RuntimeError("block failed")
+
+    if min(threads, n) > 1:
+        with pytest.raises(RuntimeError, match="block failed"):
+            in_row_blocks(n, threads, fail)

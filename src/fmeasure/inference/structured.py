@@ -26,11 +26,11 @@ labels, and among labels of equal score the lowest index.
 
 from __future__ import annotations
 
-import concurrent.futures
 import functools
 
 import numpy as np
 
+from fmeasure._blocks import in_row_blocks
 from fmeasure.inference._la_kernel import loss_augmented_rows
 
 __all__ = ["loss_augmented", "solve_batch", "solve_batch_numpy"]
@@ -138,12 +138,6 @@ def _groups(counts, m):
     return out
 
 
-@functools.cache
-def _threads(k):
-    """A pool of k threads, kept for the process's life (idle threads cost nothing)."""
-    return concurrent.futures.ThreadPoolExecutor(k, thread_name_prefix="fmeasure-oracle")
-
-
 def solve_batch(S, Y, counts=None, threads=1):
     """:func:`loss_augmented` on a validated batch, without the input checks (for solvers).
 
@@ -157,14 +151,11 @@ def solve_batch(S, Y, counts=None, threads=1):
     Y = np.ascontiguousarray(Y, dtype=bool)
     n, m = S.shape
     H, V = np.empty((n, m), dtype=np.int8), np.empty(n)
-    parts = min(int(threads), n)
-    if parts <= 1:
-        return loss_augmented_rows(S, Y, _TIE_ATOL, H, V)
-    cuts = np.linspace(0, n, parts + 1).astype(int)
-    blocks = [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
-    pool = _threads(parts)
-    for job in [pool.submit(loss_augmented_rows, S[r], Y[r], _TIE_ATOL, H[r], V[r]) for r in blocks]:
-        job.result()
+
+    def rows(lo, hi):
+        loss_augmented_rows(S[lo:hi], Y[lo:hi], _TIE_ATOL, H[lo:hi], V[lo:hi])
+
+    in_row_blocks(n, threads, rows)
     return H, V
 
 

@@ -62,8 +62,9 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from fmeasure._blocks import in_row_blocks
 from fmeasure.blas import single_threaded_blas
-from fmeasure.inference.structured import _threads, solve_batch
+from fmeasure.inference.structured import solve_batch
 
 __all__ = ["WorkingSet", "load_daqp", "one_slack"]
 
@@ -153,7 +154,7 @@ class _Design:
             self.X = np.ascontiguousarray(Xa.toarray() if sp.issparse(Xa) else Xa, dtype=np.float64)
             self.XT = self.X.T
         self.n, self.d = n, d
-        self.threads = max(1, min(int(threads), n))
+        self.threads = threads
 
     def scores(self, W):
         """X W, (n, m): with sparse X, a compiled product over blocks of rows, one per thread."""
@@ -162,16 +163,7 @@ class _Design:
         W = np.ascontiguousarray(W, dtype=np.float64)
         out = np.empty((self.n, W.shape[1]))
         X = self.X
-        if self.threads == 1:
-            _scores_csr(X.indptr, X.indices, X.data, W, 0, self.n, out)
-            return out
-        cuts = np.linspace(0, self.n, self.threads + 1).astype(int)
-        pool = _threads(self.threads)
-        jobs = [
-            pool.submit(_scores_csr, X.indptr, X.indices, X.data, W, a, b, out) for a, b in zip(cuts[:-1], cuts[1:])
-        ]
-        for job in jobs:
-            job.result()
+        in_row_blocks(self.n, self.threads, lambda lo, hi: _scores_csr(X.indptr, X.indices, X.data, W, lo, hi, out))
         return out
 
     def back(self, H):
