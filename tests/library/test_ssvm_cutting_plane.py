@@ -501,3 +501,25 @@ def test_plateau_iterations_are_counted_along_a_path():
     assert pickle.loads(pickle.dumps(second["planes"])).towards_v == 3
     alone = one_slack(Xa, Y, 1e-5, rel_iter=3, rel_tol=1e-300)  # a path of its own: its own 3
     assert alone["planes"].towards_v == 3
+
+
+def test_compiled_loss_and_cut_point_are_numpys_numbers():
+    """The per-row loss 1 - F (rows without true or predicted labels included, F(0, 0) = 1) by the
+    compiled pass equals the formula in numpy; the cut point's scores (1 - mu) A + mu B equal
+    numpy's two products and their sum, bit for bit."""
+    from fmeasure.learners._cutting_plane import _loss, _mix
+
+    rng = np.random.default_rng(12)
+    Y = rng.random((40, 9)) < 0.3
+    H = (rng.random((40, 9)) < 0.4).astype(np.int8)
+    Y[:3], H[1:5] = False, 0  # y = 0 and h = 0, alone and together
+    counts = Y.sum(axis=1)
+    tp = (Y & H.astype(bool)).sum(axis=1)
+    den = counts + H.sum(axis=1)
+    expected = np.where(den == 0, 0.0, 1.0 - 2.0 * tp / np.maximum(den, 1))
+    assert np.array_equal(_loss(Y, counts, H), expected)
+    assert np.array_equal(_loss(Y, counts, H.astype(bool)), expected)
+    assert _loss(Y, counts, H)[1] == 0.0 and np.all(_loss(Y, counts, Y.astype(np.int8)) == 0.0)
+    A, B = rng.normal(size=(30, 7)) * 1e3, rng.normal(size=(30, 7)) * 1e-3
+    for mu in (0.1, 0.37, 1e-9):
+        assert np.array_equal(_mix(A, B, mu), (1.0 - mu) * A + mu * B)

@@ -336,12 +336,40 @@ def _master(ws, lam):
     return best if best is not None else np.zeros(t)
 
 
+@njit(cache=True, nogil=True)
+def _loss_rows(Yb, counts, H):  # pragma: no cover - compiled
+    """1 - F(y_n, h_n) for every row n (F(0, 0) = 1), in one pass over Y and H."""
+    n, m = H.shape
+    out = np.empty(n)
+    for i in range(n):
+        tp = 0
+        k = 0
+        for j in range(m):
+            if H[i, j]:
+                k += 1
+                if Yb[i, j]:
+                    tp += 1
+        den = counts[i] + k
+        out[i] = 0.0 if den == 0 else 1.0 - 2.0 * tp / den
+    return out
+
+
 def _loss(Yb, counts, H):
     """Delta(y_n, h_n) = 1 - F(y_n, h_n), F(0, 0) = 1, for every row."""
-    Hb = H.view(bool) if H.dtype == np.int8 else H.astype(bool)  # the oracle's 0/1 int8: no copy
-    tp = np.count_nonzero(Yb & Hb, axis=1)
-    den = counts + np.count_nonzero(Hb, axis=1)
-    return np.where(den == 0, 0.0, 1.0 - 2.0 * tp / np.maximum(den, 1))
+    H = H.view(np.int8) if H.dtype == np.bool_ else np.ascontiguousarray(H, dtype=np.int8)
+    return _loss_rows(Yb, counts, H)
+
+
+@njit(cache=True, nogil=True)
+def _mix(A, B, mu):  # pragma: no cover - compiled
+    """(1 - mu) A + mu B in one pass (each product rounded, then their sum: numpy's numbers)."""
+    out = np.empty_like(A)
+    a = 1.0 - mu
+    n, m = A.shape
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = a * A[i, j] + mu * B[i, j]
+    return out
 
 
 @single_threaded_blas
@@ -514,8 +542,7 @@ def one_slack(
         elif line_search and Wc is not Wb:
             # The new plane: the oracle's labelling at a point near the best one (OCAS).
             Wk = (1.0 - mu) * Wb + mu * Wc
-            Sk = (1.0 - mu) * Sb
-            Sk += mu * Sc  # n x m: one temporary fewer
+            Sk = _mix(Sb, Sc, mu)  # n x m: no temporary
             Pk, Hk = primal(Sk, Wk)
             if Pk < Pb:
                 Wb, Sb, Pb, Hb = Wk, Sk, Pk, Hk
