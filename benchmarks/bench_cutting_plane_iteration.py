@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fmeasure.inference.structured import solve_batch
-from fmeasure.learners._cutting_plane import WorkingSet, _Design
+from fmeasure.learners._cutting_plane import Design, WorkingSet
 
 
 def _best(fn, repeats):
@@ -78,7 +78,7 @@ def main():
     print(f"n = {a.n}, d = {a.d + 1} (bias included), m = {a.m}, {Xa.nnz} non-zero features, {a.threads} threads")
 
     print("1. scores X W")
-    one, many = _Design(Xa, threads=1), _Design(Xa, threads=a.threads)
+    one, many = Design(Xa, threads=1), Design(Xa, threads=a.threads)
     one.scores(W[:, :2])  # compile (or load the cached compilation) before timing
     t_ref, ref = _best(lambda: np.asarray(one.X @ W), a.repeats)
     t_one, S1 = _best(lambda: one.scores(W), a.repeats)

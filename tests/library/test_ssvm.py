@@ -284,3 +284,18 @@ def test_ssvm_refit_runs_to_its_own_tolerance():
     model = FMeasureSSVM(Cs=(0.1, 10.0), cv=3, tol=1e-2, refit_tol=1e-4, random_state=0).fit(Xa[:, :-1], Y)
     assert model.stopped_by_ == "tol" and model.duality_gap_ <= 1e-4
     assert model.cv_gaps_.max() <= 1e-2 and model.cv_gaps_.max() > 1e-4  # the folds stopped at their own tol
+
+
+def test_fold_workers_leave_joblib_usable_in_the_same_process():
+    """The walk's fold workers are joblib's own executor: joblib's Parallel (as other estimators
+    of the same process use it) works before and after tuned fits, with and without a patience
+    stop (whose workers are stopped)."""
+    from joblib import Parallel, delayed
+
+    Xa, Y = _toy(n=150, m=3, seed=2, noise=2.0)
+    Cs = (1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0)
+    for patience in (None, 1):
+        assert Parallel(n_jobs=2)(delayed(abs)(-i) for i in range(4)) == [0, 1, 2, 3]
+        model = FMeasureSSVM(Cs=Cs, cv=3, random_state=0, patience=patience, n_jobs=2).fit(Xa[:, :-1], Y)
+        assert bool(model.Cs_skipped_) == (patience is not None)
+        assert Parallel(n_jobs=2)(delayed(abs)(-i) for i in range(4)) == [0, 1, 2, 3]

@@ -385,7 +385,7 @@ def test_planes_product_with_sparse_features_equals_the_dense_product():
     unsorted indices, negative values and explicit zeros included."""
     import scipy.sparse as sp
 
-    from fmeasure.learners._cutting_plane import _Design
+    from fmeasure.learners._cutting_plane import Design
 
     rng = np.random.default_rng(8)
     for density in (0.02, 0.2):
@@ -393,7 +393,7 @@ def test_planes_product_with_sparse_features_equals_the_dense_product():
         X.data -= 1.0  # negative values too
         X = sp.csr_matrix((X.data[::-1], X.indices[::-1], X.indptr), shape=X.shape)  # unsorted
         X.data[:3] = 0.0  # explicit zeros
-        design = _Design(X)
+        design = Design(X)
         assert design.sparse
         for H in ((rng.random((60, 7)) < 0.3).astype(np.int8), rng.random((60, 7)) < 0.5):
             H[:5] = 0
@@ -452,7 +452,7 @@ def test_scores_with_sparse_features_are_scipys_product_bit_for_bit(threads):
     """X W for CSR features by the compiled kernel, in one thread or in blocks of rows: the same
     numbers as scipy's product (each row's entries summed in their order), unsorted indices,
     explicit zeros, negative values and rows without features included."""
-    from fmeasure.learners._cutting_plane import _Design
+    from fmeasure.learners._cutting_plane import Design
 
     rng = np.random.default_rng(11)
     X = sp.random(50, 12, density=0.15, random_state=rng, format="csr") * 3.0
@@ -461,7 +461,7 @@ def test_scores_with_sparse_features_are_scipys_product_bit_for_bit(threads):
     X.data[:2] = 0.0
     X = sp.diags((np.arange(50) >= 4).astype(float)) @ X  # rows without features
     X = sp.csr_matrix((X.data[::-1].copy(), X.indices[::-1].copy(), X.indptr), shape=X.shape)
-    design = _Design(X, threads=threads)
+    design = Design(X, threads=threads)
     assert design.sparse
     W = rng.normal(size=(12, 5)) * 10.0 ** rng.integers(-8, 8, size=(12, 5))
     out = design.scores(W)

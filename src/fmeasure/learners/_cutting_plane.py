@@ -66,7 +66,7 @@ from fmeasure._blocks import in_row_blocks
 from fmeasure.blas import single_threaded_blas
 from fmeasure.inference.structured import solve_batch
 
-__all__ = ["WorkingSet", "load_daqp", "one_slack"]
+__all__ = ["Design", "WorkingSet", "load_daqp", "one_slack"]
 
 log = logging.getLogger("fmeasure.learners.ssvm")
 
@@ -141,7 +141,7 @@ def _scores_csr(indptr, indices, data, W, lo, hi, out):  # pragma: no cover - co
                 row[j] += v * w[j]
 
 
-class _Design:
+class Design:
     """Products with the training features (bias column included), dense or CSR by density."""
 
     def __init__(self, Xa, threads=1):
@@ -457,7 +457,7 @@ def one_slack(
     Yf = Yb.astype(np.float64)
     counts = Yb.sum(axis=1)
     threads = int(threads) if n * m >= THREADS_ABOVE else 1
-    X = _Design(Xa, threads=threads)
+    X = Design(Xa, threads=threads)
     d = X.d
     XtY = X.back(Yb)
     ws = WorkingSet(d * m) if init is None else init

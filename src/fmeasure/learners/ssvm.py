@@ -71,7 +71,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
-from joblib.externals.loky import get_reusable_executor
+from joblib.executor import get_memmapping_executor
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
@@ -583,7 +583,7 @@ class FMeasureSSVM(MultiLabelClassifier):
                     if decide(i, C):
                         break
                 return Cs[:decided]
-            executor = get_reusable_executor(max_workers=n_jobs)
+            executor = get_memmapping_executor(n_jobs)  # joblib's own (Parallel reuses it after)
             pending, ahead, done = {}, [], [0] * len(Cs)
 
             def submit(k, i):
