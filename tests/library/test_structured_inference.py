@@ -123,17 +123,18 @@ def test_compiled_kernel_equals_numpy_reference_bit_for_bit():
 
 def test_compiled_kernel_sorts_the_rest_when_the_count_reaches_far():
     """Rows where many false labels have a positive gain (scores near 0, as at the start of
-    training, and on coarse grids full of ties): past the first few, the kernel sorts the rest
-    of the false labels at once instead of selecting them one by one, then finds each count by
-    bisection, and it skips those whose score is at most minus the loss's largest increment.
-    Same labels and values as the numpy
-    reference, ties broken by the lowest label index."""
+    training, and on coarse grids full of ties): the kernel puts the largest _TOP false scores in
+    order first, twice as many again whenever a count reaches past them, and the rest at once;
+    it finds each count from the previous a's, and it skips the false labels whose score is at
+    most minus the loss's largest increment. Same labels and values as the numpy reference, ties
+    broken by the lowest label index."""
+    from fmeasure.inference._la_kernel import _TOP
     from fmeasure.inference.structured import solve_batch, solve_batch_numpy
 
     rng = np.random.default_rng(5)
-    far = 0
+    far = beyond = 0
     for _ in range(60):
-        n, m = int(rng.integers(1, 30)), int(rng.integers(40, 300))
+        n, m = int(rng.integers(1, 30)), int(rng.integers(40, 4 * _TOP))
         grid = rng.choice([0.0, 0.01, 0.05])
         S = rng.choice([-0.5, -0.003, -0.001, 0.0, 0.02], size=(n, m)) + grid * np.round(rng.normal(size=(n, m)))
         Y = rng.random((n, m)) < rng.choice([0.02, 0.1, 0.4])
@@ -145,8 +146,63 @@ def test_compiled_kernel_sorts_the_rest_when_the_count_reaches_far():
         H2, V2 = solve_batch_numpy(S, Y, Y.sum(axis=1))
         np.testing.assert_array_equal(H1, H2)
         np.testing.assert_array_equal(V1, V2)
-        far += int(np.sum((H1.astype(bool) & ~Y).sum(axis=1) > 16))
-    assert far > 100  # rows whose prediction holds more false labels than are selected one by one
+        false = (H1.astype(bool) & ~Y).sum(axis=1)
+        far += int(np.sum(false > 16))
+        beyond += int(np.sum(false > _TOP))
+    assert far > 100  # rows whose prediction holds many false labels
+    assert beyond > 10  # and more than are put in order first
+
+
+def test_compiled_kernel_counts_from_the_first_selection_on_delicious_like_rows():
+    """Rows shaped as delicious' at large C (983 labels, about 19 true, several hundred false
+    labels just below 0, a dozen above): each count stops within the first _TOP values put in
+    order, or past them (rows with a few far larger scores); the numpy reference agrees."""
+    from fmeasure.inference._la_kernel import _TOP
+    from fmeasure.inference.structured import solve_batch, solve_batch_numpy
+
+    rng = np.random.default_rng(11)
+    n, m = 300, 983
+    Y = np.zeros((n, m), dtype=bool)
+    for i in range(n):
+        Y[i, rng.choice(m, size=int(rng.integers(1, 26)), replace=False)] = True
+    S = -np.abs(rng.normal(scale=rng.choice([0.003, 0.01, 0.05], size=(n, 1)), size=(n, m)))
+    S[rng.random((n, m)) < 0.012] = 0.01
+    S[Y] = rng.normal(0.2, 0.3, size=int(Y.sum()))
+    H1, V1 = solve_batch(S, Y)
+    H2, V2 = solve_batch_numpy(S, Y)
+    np.testing.assert_array_equal(H1, H2)
+    np.testing.assert_array_equal(V1, V2)
+    false = (H1.astype(bool) & ~Y).sum(axis=1)
+    assert 0 < np.sum(false > 0) and np.sum(false > _TOP) < n
+
+
+def test_compiled_kernel_selection_puts_the_largest_first():
+    """The kernel's selection of the k largest values against numpy's sort: the first k - g
+    values are the largest, the rest no larger, both the same values as before (a permutation);
+    ties, signed zeros and sorted and reversed inputs included."""
+    from fmeasure.inference._la_kernel import _select_top
+
+    select = _select_top.py_func
+    rng = np.random.default_rng(8)
+    cases = [
+        rng.normal(size=700),
+        rng.choice([-1.0, 0.0, -0.0, 2.0], size=300),
+        np.sort(rng.normal(size=200)),
+        -np.sort(rng.normal(size=200)),
+        np.full(50, 0.5),
+    ]
+    for v in cases:
+        for g in (0, 5):
+            for k in (g + 1, g + 7, v.size // 2, v.size - 1, v.size):
+                if k <= g:
+                    continue
+                w = v.copy()
+                select(w, g, k, v.size)
+                np.testing.assert_array_equal(w[:g], v[:g])
+                np.testing.assert_array_equal(np.sort(w[g:]), np.sort(v[g:]))
+                np.testing.assert_array_equal(np.sort(w[g:k])[::-1], -np.sort(-v[g:])[: k - g])
+                if k < v.size:
+                    assert w[k:].max() <= w[g:k].min()
 
 
 def test_compiled_kernel_orders_signed_zeros_extremes_and_ties_as_the_reference():
@@ -211,9 +267,10 @@ def test_compiled_kernel_counts_every_gain_beyond_the_checked_label_counts(monke
     assert S.shape[1] > kernel.MONOTONE_UP_TO
 
 
-def test_loss_increments_are_non_increasing_in_float64():
-    """The kernel stops counting a fixed a's gains at the first non-positive one. That is exact
-    because the float64 increments L(s, a, b + 1) - L(s, a, b) never increase with b, for every
+def test_loss_increments_are_monotone_in_float64():
+    """The kernel stops counting a fixed a's gains at the first non-positive one, and starts a's
+    count where a - 1's stopped. That is exact because the float64 increments
+    L(s, a, b + 1) - L(s, a, b) never increase with b and never decrease with a, for every
     s + a + b the kernel relies on (m up to MONOTONE_UP_TO labels)."""
     from fmeasure.inference._la_kernel import MONOTONE_UP_TO
 
@@ -224,6 +281,7 @@ def test_loss_increments_are_non_increasing_in_float64():
         L = 1.0 - np.where(denom == 0, 1.0, 2.0 * a / np.maximum(denom, 1))
         dL = np.diff(L, axis=1)
         assert not np.any(np.diff(dL, axis=1) > 0), s
+        assert not np.any(np.diff(dL, axis=0) < 0), s
 
 
 def test_batch_in_threads_is_the_batch_in_one_thread():

@@ -8,18 +8,19 @@ its increments by the same formulas and the same tie rule. It does less work:
 * a false label can only be worth adding when its score exceeds minus the largest increment of
   the loss (1 / (2 s + 1) for s >= 1 true labels, 1 for s = 0), so only those are collected;
 * for a fixed number a of true labels, the marginal gains of the false labels are non-increasing
-  (the scores are sorted and the float64 increments of the loss are non-increasing in b: checked
-  for every m up to :data:`MONOTONE_UP_TO` labels), so counting the positive ones stops at the
-  first that is not, and once all the collected false labels are in order the count is found by
-  bisection (O(log f) for each a instead of O(f)). Beyond that many labels every gain is counted,
-  as the numpy version does;
-* the false labels' scores are put in order lazily, as far as the counting reaches: the best few
-  by selection, and once it reaches further (as when every score is near 0, at the start of
-  training and at small C, and many false labels have a positive gain), or when that many scores
-  are above 0 (every count reaches them), the rest by one radix sort. Only the values are put in
-  order: the labels that hold the chosen ones are found afterwards from the scores, ties by the
-  lowest index. A row costs O(m + s min(b, log f)) for f candidate false labels, s true labels
-  and at most b counted, never O(f^2).
+  (the scores are sorted and the float64 increments of the loss are non-increasing in b), and for
+  a fixed b they are non-decreasing in a (the increments are non-decreasing in a; both checked in
+  float64 for every m up to :data:`MONOTONE_UP_TO` labels). So counting the positive gains stops
+  at the first that is not, and a's count starts where a - 1's stopped: O(s + b) gains per row
+  for s true labels and at most b counted. Beyond that many labels every gain is counted, as the
+  numpy version does;
+* the false labels' scores are put in order lazily, as far as the counting reaches: the largest
+  :data:`_TOP` by one selection (O(f) for f candidate false labels) and a sort of those, then
+  twice as many again whenever a count reaches past the values in order (as when every score is
+  near 0, at the start of training and at small C), the rest by one radix sort once half of them
+  would be; all at once when at least ``_TOP`` scores are above 0 (every count reaches them). Only
+  the values are put in order: the labels that hold the chosen ones are found afterwards from the
+  scores, ties by the lowest index. A row costs O(m + f log(b / _TOP) + b log b), never O(f^2).
 """
 
 from __future__ import annotations
@@ -29,14 +30,15 @@ from numba import njit
 
 __all__ = ["MONOTONE_UP_TO", "loss_augmented_rows"]
 
-#: Label counts m up to which the loss increments are known to be non-increasing in float64
-#: (``tests/library/test_structured_inference.py`` checks every s <= m, a <= s and b <= m - s at
-#: m = MONOTONE_UP_TO, which contains every smaller m's cases).
+#: Label counts m up to which the loss increments are known to be non-increasing in b and
+#: non-decreasing in a in float64 (``tests/library/test_structured_inference.py`` checks every
+#: s <= m, a <= s and b <= m - s at m = MONOTONE_UP_TO, which contains every smaller m's cases).
 MONOTONE_UP_TO = 1000
 
-#: The false labels are selected one at a time (O(f) each) for the first this many; beyond, the
-#: rest are sorted at once (O(f)), so a row whose count reaches far costs no O(f^2).
-_LAZY = 16
+#: The false labels' largest this many scores are selected (O(f)) and sorted first; more only in
+#: a row whose count reaches past them (on delicious' shape, 983 labels, a row's counts reach a
+#: few dozen false labels among several hundred candidates).
+_TOP = 128
 
 #: A sort of at most this many values is by insertion (the radix sort's passes cost more).
 _BLOCK = 32
@@ -74,13 +76,38 @@ def _sort_desc(S, r, idx, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _select_next(v, g, k):  # pragma: no cover - compiled
-    """Move the largest of v[g:k] to position g."""
-    best = g
-    for t in range(g + 1, k):
-        if v[t] > v[best]:
-            best = t
-    v[g], v[best] = v[best], v[g]
+def _select_top(v, g, k, n):  # pragma: no cover - compiled
+    """Rearrange v[g:n] so that v[g:k] holds its k - g largest values (in no order) and v[k:n] the
+    rest, each at most v[g:k]'s smallest (Hoare's selection, the pivot the median of three; O(n - g)
+    on average)."""
+    lo = g
+    hi = n - 1
+    t = k - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        a, b, c = v[lo], v[mid], v[hi]
+        if a < b:
+            a, b = b, a
+        if b < c:
+            b = c
+            if a < b:
+                b = a
+        x = b  # the median of the three
+        i = lo
+        j = hi
+        while i <= j:
+            while v[i] > x:
+                i += 1
+            while v[j] < x:
+                j -= 1
+            if i <= j:
+                v[i], v[j] = v[j], v[i]
+                i += 1
+                j -= 1
+        if j < t:
+            lo = i
+        if t < i:
+            hi = j
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -129,6 +156,20 @@ def _sort_rest(v, ka, kb, cnt, g, k):  # pragma: no cover - compiled
         vb[i] = (key & ~sign) if (key & sign) else ~key
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _extend(fv, Fz, ka, kb, cnt256, g, k, f):  # pragma: no cover - compiled
+    """Put the next largest values fv[g:k] in order (all the rest once k reaches half of f), with
+    their prefix sums Fz; return how many are in order."""
+    if 2 * k >= f:
+        k = f
+    else:
+        _select_top(fv, g, k, f)
+    _sort_rest(fv, ka, kb, cnt256, g, k)
+    for b in range(g, k):
+        Fz[b + 1] = Fz[b] + fv[b]
+    return k
+
+
 @njit(cache=True, nogil=True)
 def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
     """argmax_h sum_i h_i S[n, i] + 1 - F(Y[n], h) for every row n, written to H (int8) and V.
@@ -175,48 +216,40 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
         T[0] = 0.0
         for a in range(s):
             T[a + 1] = T[a] + S[r, pos_t[a]]
-        # The false labels' scores are put in order lazily, as far as the counting reaches: by
-        # selection for the first _LAZY, then the rest at once. All at once when every gain is
-        # counted (beyond MONOTONE_UP_TO labels), and when at least _LAZY scores are above atol:
-        # the loss increments are >= 0, so every count reaches at least that far.
+        # The false labels' scores are put in order lazily, as far as the counting reaches: the
+        # _TOP largest first (one selection, then a sort of those), the rest at once if a count
+        # reaches past them. All at once when every gain is counted (beyond MONOTONE_UP_TO labels),
+        # and when at least _TOP scores are above atol: the loss increments are >= 0, so every
+        # count reaches at least that far.
         Fz[0] = 0.0
         done = 0
-        if not stop_early or above >= _LAZY:
+        if not stop_early or above >= _TOP or f <= _TOP:
             _sort_rest(fv, ka, kb, cnt256, 0, f)
             for b in range(f):
                 Fz[b + 1] = Fz[b] + fv[b]
             done = f
+        else:
+            done = _extend(fv, Fz, ka, kb, cnt256, 0, _TOP, f)
         best = -np.inf
+        cnt = 0
         for a in range(s + 1):
-            cnt = 0
-            for b in range(f):
-                if b == done:
-                    if done < _LAZY:
-                        _select_next(fv, b, f)
-                        Fz[b + 1] = Fz[b] + fv[b]
-                        done += 1
-                    else:  # the count reaches far: sort the rest at once
-                        _sort_rest(fv, ka, kb, cnt256, b, f)
-                        for t in range(b, f):
-                            Fz[t + 1] = Fz[t] + fv[t]
-                        done = f
-                if stop_early and done == f:
-                    # All in order and the gains non-increasing: the first gain <= atol at or
-                    # after b, by bisection (the count that the scan would reach).
-                    lo = b
-                    hi = f
-                    while lo < hi:
-                        mid = (lo + hi) // 2
-                        if fv[mid] + (_loss(s, a, mid + 1) - _loss(s, a, mid)) > atol:
-                            lo = mid + 1
-                        else:
-                            hi = mid
-                    cnt = lo
-                    break
-                if fv[b] + (_loss(s, a, b + 1) - _loss(s, a, b)) > atol:
-                    cnt += 1
-                elif stop_early:
-                    break
+            if stop_early:
+                # The gains are non-increasing in b and non-decreasing in a: a's count is the
+                # first gain <= atol at or after the count of a - 1.
+                b = cnt
+                while True:
+                    while b < done and fv[b] + (_loss(s, a, b + 1) - _loss(s, a, b)) > atol:
+                        b += 1
+                    if b < done or done == f:
+                        break
+                    # the count reaches past the values in order: twice as many in order
+                    done = _extend(fv, Fz, ka, kb, cnt256, done, 2 * done, f)
+                cnt = b
+            else:  # every false label in order (done == f): every positive gain is counted
+                cnt = 0
+                for b in range(f):
+                    if fv[b] + (_loss(s, a, b + 1) - _loss(s, a, b)) > atol:
+                        cnt += 1
             v = T[a] + Fz[cnt] + _loss(s, a, cnt)
             vals[a] = v
             bs[a] = cnt
