@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
@@ -412,3 +414,69 @@ def test_multinomial_lbfgs_fit_leaves_other_problems_to_scikit_learn():
     assert not logistic._fit_multinomial_lbfgs(LogisticRegression(), X, y % 2)
     assert not logistic._fit_multinomial_lbfgs(LogisticRegression(solver="newton-cg"), X, y)
     assert not logistic._fit_multinomial_lbfgs(LogisticRegression(), logistic.sp.csr_matrix(X), y)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_binary_lbfgs_fit_is_scikit_learns_fit_bit_for_bit(sparse):
+    """The folds' binary fits skip scikit-learn's checks around its lbfgs, not its arithmetic:
+    from zeros, from a warm start and when the iteration cap stops them, the same weights,
+    intercept, iteration count and probabilities as ``LogisticRegression.fit``, bit for bit."""
+    from fmeasure.learners import logistic
+
+    rng = np.random.default_rng(21)
+    for case in range(12):
+        n, d = int(rng.integers(30, 300)), int(rng.integers(1, 40))
+        X = rng.normal(size=(n, d)) * (rng.random((n, d)) < (0.1 if sparse else 1.0))
+        y = (X @ rng.normal(size=d) + rng.normal(size=n) > 0.3).astype(np.intp)
+        if y.min() == y.max():
+            y[0] = 1 - y[0]
+        if case % 3 == 2:
+            y = np.where(y == 1, 7, 3)  # any two classes; the larger is the positive one
+        X = sp.csr_matrix(X) if sparse else np.ascontiguousarray(X)
+        C = float(10.0 ** rng.uniform(-3, 3))
+        max_iter = 3 if case % 4 == 3 else 1000
+        ours = LogisticRegression(C=C, warm_start=True, max_iter=max_iter)
+        theirs = LogisticRegression(C=C, warm_start=True, max_iter=max_iter)
+        if case % 2:  # a warm start, as along the C path
+            start = rng.normal(size=(1, d)) * 0.1
+            for m in (ours, theirs):
+                m.coef_, m.intercept_ = start.copy(), np.array([0.2])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            assert logistic._fit_binary_lbfgs(ours, X, y)
+            theirs.fit(X, y)
+        np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+        np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+        np.testing.assert_array_equal(ours.n_iter_, theirs.n_iter_)
+        np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+        np.testing.assert_array_equal(ours.predict_proba(X), theirs.predict_proba(X))
+
+
+def test_binary_lbfgs_fit_leaves_other_problems_to_scikit_learn():
+    from fmeasure.learners import logistic
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    assert not logistic._fit_binary_lbfgs(LogisticRegression(solver="newton-cg"), X, y)
+    assert not logistic._fit_binary_lbfgs(LogisticRegression(fit_intercept=False), X, y)
+    assert not logistic._fit_binary_lbfgs(LogisticRegression(class_weight="balanced"), X, y)
+    assert not logistic._fit_binary_lbfgs(LogisticRegression(), X.astype(np.float32), y)
+    assert not logistic._fit_binary_lbfgs(LogisticRegression(), np.asfortranarray(X), y)
+    assert not logistic._fit_binary_lbfgs(LogisticRegression(), X, np.arange(40) % 3)
+
+
+def test_fit_logistic_cv_is_the_same_with_scikit_learns_binary_fit(monkeypatch):
+    """The whole C walk, the choice and the polished final model are those of scikit-learn's own
+    fits in the folds, bit for bit."""
+    from fmeasure.learners import logistic
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 8))
+    y = (X @ rng.normal(size=8) + rng.normal(size=300) > 0.5).astype(int)
+    fast = fit_logistic_cv(X, y, Cs=(1e-3, 1e-1, 10.0, 1e3), cv=4, random_state=1)
+    monkeypatch.setattr(logistic, "_fit_binary_lbfgs", lambda *a: False)
+    slow = fit_logistic_cv(X, y, Cs=(1e-3, 1e-1, 10.0, 1e3), cv=4, random_state=1)
+    np.testing.assert_array_equal(fast.cv_log_loss_, slow.cv_log_loss_)
+    np.testing.assert_array_equal(fast.coef_, slow.coef_)
+    np.testing.assert_array_equal(fast.predict_proba(X), slow.predict_proba(X))
