@@ -391,3 +391,46 @@ def test_pcc_an_instance_samples_the_same_alone_in_a_batch_or_in_any_chunk():
     for method in ("mm", "fm", "gfm"):
         H = pcc.predict_from_samples(X, [method], random_state=5)[method]
         np.testing.assert_array_equal(pcc.predict_from_samples(X[order], [method], random_state=5)[method], H[order])
+
+
+def test_pcc_links_of_mostly_zero_dense_features_are_the_matrices_the_solver_fitted_before():
+    """A dense, mostly-zero X (a bag of words kept dense): each link's [x, y_1..y_j] is built as
+    CSR from X's CSR form when the tuned regression would convert it, and left dense when it would
+    not, the same entries in the same order as converting the dense matrix."""
+    import scipy.sparse as sp
+
+    from fmeasure.learners.logistic import SPARSE_FIT_DENSITY, _fit_matrix
+    from fmeasure.learners.pcc import _augment, _fit_matrix_of_link
+
+    rng = np.random.default_rng(3)
+    X = (rng.random((60, 12)) < 0.05).astype(float) * rng.normal(size=(60, 12))
+    Y = (rng.random((60, 40)) < 0.04).astype(np.int8)
+    Y[:, 30:] = 1  # the last links' features are dense enough to stay dense
+    kinds = set()
+    for j in range(Y.shape[1] + 1):
+        ours = _fit_matrix_of_link(X, sp.csr_matrix(X), Y, j)
+        before = _fit_matrix(_augment(X, Y[:, :j]))
+        assert sp.issparse(ours) == sp.issparse(before), j
+        kinds.add(sp.issparse(ours))
+        if sp.issparse(ours):
+            for a in ("data", "indices", "indptr"):
+                np.testing.assert_array_equal(getattr(ours, a), getattr(before, a))
+            assert ours.shape == before.shape
+        else:
+            np.testing.assert_array_equal(ours, before)
+    assert kinds == {True, False}
+    assert SPARSE_FIT_DENSITY < 1
+
+
+def test_pcc_fit_on_mostly_zero_dense_features_is_the_fit_without_the_shortcut(monkeypatch):
+    from fmeasure.learners import pcc as module
+
+    rng = np.random.default_rng(5)
+    X = (rng.random((150, 20)) < 0.06).astype(float)
+    Y = ((X[:, :6] + (rng.random((150, 6)) < 0.1)) > 0).astype(int)
+    fast = PCC(Cs=(0.1, 10.0), cv=3, random_state=0).fit(X, Y)
+    monkeypatch.setattr(module, "_fit_matrix_of_link", lambda X, Xs, Y, j: module._augment(X, Y[:, :j]))
+    slow = PCC(Cs=(0.1, 10.0), cv=3, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(fast.coef_x_, slow.coef_x_)
+    np.testing.assert_array_equal(fast.coef_y_, slow.coef_y_)
+    np.testing.assert_array_equal(fast.intercept_, slow.intercept_)

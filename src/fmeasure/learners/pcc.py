@@ -106,12 +106,28 @@ def _linear_form(model, d, j):
     return np.zeros(d), np.zeros(j), b
 
 
-def _fit_one(X, Y, j, Cs, cv, random_state, scoring="log_loss"):
-    """The tuned model of label j, with the wall-clock and CPU seconds of its fit."""
+def _fit_matrix_of_link(X, Xs, Y, j):
+    """Link j's training features [x, y_1..y_j] as :func:`fmeasure.learners.logistic.fit_logistic_cv`
+    fits them: CSR when at most ``SPARSE_FIT_DENSITY`` of them are non-zero (it converts such a dense
+    matrix itself), dense otherwise. ``Xs``: dense X as CSR (None for sparse X): a sparse link is
+    assembled from it without its dense form, which on many labels costs more than the fit (the
+    same matrix: the same entries in the same order)."""
+    from fmeasure.learners.logistic import SPARSE_FIT_DENSITY
+
+    if Xs is not None:
+        n, d = X.shape
+        if Xs.nnz + np.count_nonzero(Y[:, :j]) <= SPARSE_FIT_DENSITY * n * (d + j) and n * (d + j) > 0:
+            return _augment(Xs, Y[:, :j])
+    return _augment(X, Y[:, :j])
+
+
+def _fit_one(X, Y, j, Cs, cv, random_state, scoring="log_loss", Xs=None):
+    """The tuned model of label j, with the wall-clock and CPU seconds of its fit (``Xs``: see
+    :func:`_fit_matrix_of_link`)."""
     from fmeasure.learners.logistic import fit_logistic_cv
 
     t0, c0 = time.perf_counter(), time.process_time()
-    Xa = _augment(X, Y[:, :j])
+    Xa = _fit_matrix_of_link(X, Xs, Y, j)
     model = fit_logistic_cv(Xa, Y[:, j], Cs=Cs, cv=cv, random_state=random_state, n_jobs=1, scoring=scoring)
     return model, time.perf_counter() - t0, time.process_time() - c0
 
@@ -286,7 +302,8 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
             X = X @ sp.diags(1.0 / scale) if sp.issparse(X) else (X - mean) / scale
             X = sp.csr_matrix(X) if sp.issparse(X) else X
         logger.info("fitting PCC: %d instances, %d features, %d labels, %d Cs x %d folds", n, d, m, len(Cs), self.cv)
-        jobs = (delayed(_fit_one)(X, Y, j, Cs, self.cv, self.random_state, self.scoring) for j in range(m))
+        Xs = None if sp.issparse(X) else sp.csr_matrix(X)
+        jobs = (delayed(_fit_one)(X, Y, j, Cs, self.cv, self.random_state, self.scoring, Xs) for j in range(m))
         results = list(
             progress(
                 Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs),
