@@ -287,3 +287,26 @@ def test_fitted_state_names_the_c_of_each_label_and_the_workers_cpu():
     par = BinaryRelevance(Cs=(0.01, 1.0), cv=3, n_jobs=2).fit(X, Y)
     assert par._worker_cpu_time > 0 and par.fit_cpu_time_ > par._worker_cpu_time
     np.testing.assert_array_equal(par.predict(X), br.predict(X))
+
+
+@pytest.mark.parametrize("density", [0.06, 0.3])
+def test_label_models_of_mostly_zero_dense_features_are_those_fitted_one_by_one(monkeypatch, density):
+    """The label models' common X is made CSR once (a mostly-zero dense X, as a bag of words kept
+    dense; a denser X stays dense), not once per model: BR and EFP give the same weights bit for
+    bit as with each model converting its own copy."""
+    from fmeasure.learners import parametric
+
+    rng = np.random.default_rng(6)
+    X = (rng.random((160, 25)) < density).astype(float)
+    Y = ((X[:, :5] + (rng.random((160, 5)) < 0.15)) > 0).astype(int)
+    fitted = {}
+    for name in ("once", "per model"):
+        if name == "per model":
+            monkeypatch.setattr(parametric, "fit_matrix", lambda X: X)
+        br = parametric.BinaryRelevance(Cs=(0.1, 10.0), cv=3).fit(X, Y)
+        efp = parametric.EFP(Cs=(0.1, 10.0), cv=3).fit(X, Y)
+        fitted[name] = [e.coef_ for e in br.estimators_ if hasattr(e, "coef_")]
+        fitted[name] += [e.coef_ for e in efp.estimators_ if hasattr(e, "coef_")]
+    assert len(fitted["once"]) == len(fitted["per model"]) > 5
+    for a, b in zip(fitted["once"], fitted["per model"]):
+        np.testing.assert_array_equal(a, b)

@@ -399,7 +399,7 @@ def test_pcc_links_of_mostly_zero_dense_features_are_the_matrices_the_solver_fit
     not, the same entries in the same order as converting the dense matrix."""
     import scipy.sparse as sp
 
-    from fmeasure.learners.logistic import SPARSE_FIT_DENSITY, _fit_matrix
+    from fmeasure.learners.logistic import SPARSE_FIT_DENSITY, fit_matrix
     from fmeasure.learners.pcc import _augment, _fit_matrix_of_link
 
     rng = np.random.default_rng(3)
@@ -409,7 +409,7 @@ def test_pcc_links_of_mostly_zero_dense_features_are_the_matrices_the_solver_fit
     kinds = set()
     for j in range(Y.shape[1] + 1):
         ours = _fit_matrix_of_link(X, sp.csr_matrix(X), Y, j)
-        before = _fit_matrix(_augment(X, Y[:, :j]))
+        before = fit_matrix(_augment(X, Y[:, :j]))
         assert sp.issparse(ours) == sp.issparse(before), j
         kinds.add(sp.issparse(ours))
         if sp.issparse(ours):

@@ -176,7 +176,7 @@ def _fit_binary_lbfgs(model, X, y) -> bool:
     ``fit`` around them: the folds' fits walk the C grid with thousands of small fits per
     dataset, for which those cost about as much as the optimisation itself.
     ``tests/library/test_logistic.py`` checks the weights and iteration counts against
-    scikit-learn's ``fit``. X: float64, dense C-ordered or CSR (as :func:`_fit_matrix` gives);
+    scikit-learn's ``fit``. X: float64, dense C-ordered or CSR (as :func:`fit_matrix` gives);
     y: the two encoded classes.
     """
     from scipy.optimize import minimize
@@ -529,7 +529,7 @@ def fit_logistic_cv(
     else:
         folds = KFold(n_splits, shuffle=True, random_state=random_state)
     splits = list(folds.split(np.zeros((y.size, 1)), y_enc))
-    X = _fit_matrix(X)
+    X = fit_matrix(X)
     # each fold's rows are sliced once, not once per C
     parts = [(X[tr], y_enc[tr], X[va], y_enc[va]) for tr, va in splits]
     K, d = classes.size, X.shape[1]
@@ -587,7 +587,7 @@ def fit_logistic_cv(
 SPARSE_FIT_DENSITY = 0.1
 
 
-def _fit_matrix(X):
+def fit_matrix(X):
     """X as the solver should see it: a mostly-zero dense matrix becomes CSR.
 
     The lbfgs objective and gradient are products with X; on enron's bag of words (8% nonzero,

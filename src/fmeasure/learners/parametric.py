@@ -58,7 +58,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from fmeasure import inference
 from fmeasure.io import progress
 from fmeasure.learners.base import MultiLabelClassifier, fit_context
-from fmeasure.learners.logistic import DEFAULT_CS, SCORINGS, fit_logistic_cv
+from fmeasure.learners.logistic import DEFAULT_CS, SCORINGS, fit_logistic_cv, fit_matrix
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +86,7 @@ def _fit_many(X, targets, rows, Cs, cv, seeds, n_jobs, patience, desc="models fi
     """
     if rows is not None:
         X = X[rows]
+    X = fit_matrix(X)  # once for all targets (a mostly-zero dense X becomes CSR), not once per fit
 
     def one(j):
         c0 = time.process_time()
