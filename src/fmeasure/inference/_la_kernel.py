@@ -217,10 +217,10 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
         for a in range(s):
             T[a + 1] = T[a] + S[r, pos_t[a]]
         # The false labels' scores are put in order lazily, as far as the counting reaches: the
-        # _TOP largest first (one selection, then a sort of those), the rest at once if a count
-        # reaches past them. All at once when every gain is counted (beyond MONOTONE_UP_TO labels),
-        # and when at least _TOP scores are above atol: the loss increments are >= 0, so every
-        # count reaches at least that far.
+        # _TOP largest first (one selection, then a sort of those), twice as many again whenever a
+        # count reaches past them. All at once when there are few, when every gain is counted
+        # (beyond MONOTONE_UP_TO labels), and when at least _TOP scores are above atol: the loss
+        # increments are >= 0, so every count reaches at least that far.
         Fz[0] = 0.0
         done = 0
         if not stop_early or above >= _TOP or f <= _TOP:
