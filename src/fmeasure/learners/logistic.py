@@ -187,7 +187,7 @@ def _fit_binary_lbfgs(model, X, y) -> bool:
     params = model.get_params()
     if params["solver"] != "lbfgs" or not params["fit_intercept"] or params["class_weight"] is not None:
         return False
-    if params["l1_ratio"] not in (None, 0, 0.0) or params["penalty"] != "deprecated":
+    if params.get("l1_ratio") not in (None, 0, 0.0) or params.get("penalty", "l2") not in ("l2", "deprecated"):
         return False
     if X.dtype != np.float64 or not (sp.isspmatrix_csr(X) or (isinstance(X, np.ndarray) and X.flags.c_contiguous)):
         return False
