@@ -124,7 +124,7 @@ def test_compiled_kernel_equals_numpy_reference_bit_for_bit():
 def test_compiled_kernel_sorts_the_rest_when_the_count_reaches_far():
     """Rows where many false labels have a positive gain (scores near 0, as at the start of
     training, and on coarse grids full of ties): the kernel puts the largest _TOP false scores in
-    order first, twice as many again whenever a count reaches past them, and the rest at once;
+    order first, and the rest at once when a count reaches past them;
     it finds each count from the previous a's, and it skips the false labels whose score is at
     most minus the loss's largest increment. Same labels and values as the numpy reference, ties
     broken by the lowest label index."""

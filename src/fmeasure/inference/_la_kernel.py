@@ -15,12 +15,12 @@ its increments by the same formulas and the same tie rule. It does less work:
   for s true labels and at most b counted. Beyond that many labels every gain is counted, as the
   numpy version does;
 * the false labels' scores are put in order lazily, as far as the counting reaches: the largest
-  :data:`_TOP` by one selection (O(f) for f candidate false labels) and a sort of those, then
-  twice as many again whenever a count reaches past the values in order (as when every score is
-  near 0, at the start of training and at small C), the rest by one radix sort once half of them
-  would be; all at once when at least ``_TOP`` scores are above 0 (every count reaches them). Only
-  the values are put in order: the labels that hold the chosen ones are found afterwards from the
-  scores, ties by the lowest index. A row costs O(m + f log(b / _TOP) + b log b), never O(f^2).
+  :data:`_TOP` by one selection (O(f) for f candidate false labels) and a sort of those, the rest
+  by one radix sort when a count reaches past them (as when every score is near 0, at the start
+  of training and at small C); all at once when there are at most twice ``_TOP``, and when at
+  least ``_TOP`` scores are above 0 (every count reaches them). Only the values are put in order:
+  the labels that hold the chosen ones are found afterwards from the scores, ties by the lowest
+  index. A row costs O(m + f + s + b) (radix sorts are linear), never O(f^2).
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ __all__ = ["MONOTONE_UP_TO", "loss_augmented_rows"]
 #: s <= m, a <= s and b <= m - s at m = MONOTONE_UP_TO, which contains every smaller m's cases).
 MONOTONE_UP_TO = 1000
 
-#: The false labels' largest this many scores are selected (O(f)) and sorted first; more only in
-#: a row whose count reaches past them (on delicious' shape, 983 labels, a row's counts reach a
-#: few dozen false labels among several hundred candidates).
+#: The false labels' largest this many scores are selected (O(f)) and sorted first; the rest only
+#: in a row whose count reaches past them (on delicious' shape, 983 labels, a trained model's rows
+#: count a few dozen false labels among several hundred candidates).
 _TOP = 128
 
 #: A sort of at most this many values is by insertion (the radix sort's passes cost more).
@@ -158,8 +158,8 @@ def _sort_rest(v, ka, kb, cnt, g, k):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, inline="always")
 def _extend(fv, Fz, ka, kb, cnt256, g, k, f):  # pragma: no cover - compiled
-    """Put the next largest values fv[g:k] in order (all the rest once k reaches half of f), with
-    their prefix sums Fz; return how many are in order."""
+    """Put the next largest values fv[g:k] in order (all the rest when k is at least half of f),
+    with their prefix sums Fz; return how many are in order."""
     if 2 * k >= f:
         k = f
     else:
@@ -217,8 +217,8 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
         for a in range(s):
             T[a + 1] = T[a] + S[r, pos_t[a]]
         # The false labels' scores are put in order lazily, as far as the counting reaches: the
-        # _TOP largest first (one selection, then a sort of those), twice as many again whenever a
-        # count reaches past them. All at once when there are few, when every gain is counted
+        # _TOP largest first (one selection, then a sort of those), the rest when a count reaches
+        # past them. All at once when there are few, when every gain is counted
         # (beyond MONOTONE_UP_TO labels), and when at least _TOP scores are above atol: the loss
         # increments are >= 0, so every count reaches at least that far.
         Fz[0] = 0.0
@@ -242,8 +242,8 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
                         b += 1
                     if b < done or done == f:
                         break
-                    # the count reaches past the values in order: twice as many in order
-                    done = _extend(fv, Fz, ka, kb, cnt256, done, 2 * done, f)
+                    # the count reaches past the values in order: the rest in order at once
+                    done = _extend(fv, Fz, ka, kb, cnt256, done, f, f)
                 cnt = b
             else:  # every false label in order (done == f): every positive gain is counted
                 cnt = 0
