@@ -14,13 +14,15 @@ its increments by the same formulas and the same tie rule. It does less work:
   at the first that is not, and a's count starts where a - 1's stopped: O(s + b) gains per row
   for s true labels and at most b counted. Beyond that many labels every gain is counted, as the
   numpy version does;
-* the false labels' scores are put in order lazily, as far as the counting reaches: the largest
-  :data:`_TOP` by one selection (O(f) for f candidate false labels) and a sort of those, the rest
-  by one radix sort when a count reaches past them (as when every score is near 0, at the start
-  of training and at small C); all at once when there are at most twice ``_TOP``, and when at
-  least ``_TOP`` scores are above 0 (every count reaches them). Only the values are put in order:
+* the false labels' scores are put in order only as far as the counting reaches: the counts reach
+  past the :data:`_TOP` largest only if more than ``_TOP`` scores have a positive gain there for
+  a = s (whose increments are the largest), which the pass that collects them counts. If none
+  does, the ``_TOP`` largest are chosen by one selection (O(f) for f candidate false labels) and
+  sorted; otherwise (as when every score is near 0, at the start of training and at small C), and
+  when there are at most twice ``_TOP``, all by one radix sort. Only the values are put in order:
   the labels that hold the chosen ones are found afterwards from the scores, ties by the lowest
-  index. A row costs O(m + f + s + b) (radix sorts are linear), never O(f^2).
+  index. Each a's count is found by galloping from a - 1's, then bisection. A row costs
+  O(m + f + s log f) (radix sorts are linear), never O(f^2).
 """
 
 from __future__ import annotations
@@ -203,27 +205,32 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
             top = 0.0
             for a in range(s + 1):
                 top = max(top, _loss(s, a, 1) - _loss(s, a, 0))
+        # The counts reach past the _TOP largest false scores only if more than _TOP of them have a
+        # positive gain at that position for a = s, whose increments are the largest: `far` counts
+        # them (the same float sums as the gains).
+        lim = 0.0
+        if stop_early:
+            lim = _loss(s, s, _TOP + 1) - _loss(s, s, _TOP)
         f = 0
-        above = 0
+        far = 0
         for j in range(m):
             if not Y[r, j] and S[r, j] + top > atol:
                 pos_f[f] = j
                 fv[f] = S[r, j]
                 f += 1
-                if S[r, j] > atol:
-                    above += 1
+                if S[r, j] + lim > atol:
+                    far += 1
         _sort_desc(S, r, pos_t, s)
         T[0] = 0.0
         for a in range(s):
             T[a + 1] = T[a] + S[r, pos_t[a]]
-        # The false labels' scores are put in order lazily, as far as the counting reaches: the
-        # _TOP largest first (one selection, then a sort of those), the rest when a count reaches
-        # past them. All at once when there are few, when every gain is counted
-        # (beyond MONOTONE_UP_TO labels), and when at least _TOP scores are above atol: the loss
-        # increments are >= 0, so every count reaches at least that far.
+        # The false labels' scores are put in order as far as the counting reaches: the _TOP
+        # largest alone (one selection, then a sort of those) when no count reaches past them, all
+        # at once when one does, when there are few, and when every gain is counted (beyond
+        # MONOTONE_UP_TO labels). The counting still sorts the rest if it ever reaches past them.
         Fz[0] = 0.0
         done = 0
-        if not stop_early or above >= _TOP or f <= _TOP:
+        if not stop_early or far > _TOP or f <= _TOP:
             _sort_rest(fv, ka, kb, cnt256, 0, f)
             for b in range(f):
                 Fz[b + 1] = Fz[b] + fv[b]
@@ -235,16 +242,29 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
         for a in range(s + 1):
             if stop_early:
                 # The gains are non-increasing in b and non-decreasing in a: a's count is the
-                # first gain <= atol at or after the count of a - 1.
-                b = cnt
+                # first gain <= atol at or after the count of a - 1, found by galloping from there
+                # (probes 1, 2, 4, ... values further), then by bisection: O(log) of the distance.
+                lo = cnt
+                hi = f
+                step = 1
                 while True:
-                    while b < done and fv[b] + (_loss(s, a, b + 1) - _loss(s, a, b)) > atol:
-                        b += 1
-                    if b < done or done == f:
+                    p = lo + step - 1
+                    if p >= done and done < f:  # the probe passes the values in order: the rest
+                        done = _extend(fv, Fz, ka, kb, cnt256, done, f, f)
+                    if p >= f:
                         break
-                    # the count reaches past the values in order: the rest in order at once
-                    done = _extend(fv, Fz, ka, kb, cnt256, done, f, f)
-                cnt = b
+                    if fv[p] + (_loss(s, a, p + 1) - _loss(s, a, p)) <= atol:
+                        hi = p
+                        break
+                    lo = p + 1
+                    step *= 2
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if fv[mid] + (_loss(s, a, mid + 1) - _loss(s, a, mid)) > atol:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                cnt = lo
             else:  # every false label in order (done == f): every positive gain is counted
                 cnt = 0
                 for b in range(f):
