@@ -11,9 +11,8 @@ its increments by the same formulas and the same tie rule. It does less work:
   (the scores are sorted and the float64 increments of the loss are non-increasing in b), and for
   a fixed b they are non-decreasing in a (the increments are non-decreasing in a; both checked in
   float64 for every m up to :data:`MONOTONE_UP_TO` labels). So counting the positive gains stops
-  at the first that is not, and a's count starts where a - 1's stopped: O(s + b) gains per row
-  for s true labels and at most b counted. Beyond that many labels every gain is counted, as the
-  numpy version does;
+  at the first that is not, and a's count is searched from where a - 1's stopped. Beyond that many
+  labels every gain is counted, as the numpy version does;
 * the false labels' scores are put in order only as far as the counting reaches: the counts reach
   past the :data:`_TOP` largest only if more than ``_TOP`` scores have a positive gain there for
   a = s (whose increments are the largest), which the pass that collects them counts. If none
@@ -229,14 +228,7 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
         # at once when one does, when there are few, and when every gain is counted (beyond
         # MONOTONE_UP_TO labels). The counting still sorts the rest if it ever reaches past them.
         Fz[0] = 0.0
-        done = 0
-        if not stop_early or far > _TOP or f <= _TOP:
-            _sort_rest(fv, ka, kb, cnt256, 0, f)
-            for b in range(f):
-                Fz[b + 1] = Fz[b] + fv[b]
-            done = f
-        else:
-            done = _extend(fv, Fz, ka, kb, cnt256, 0, _TOP, f)
+        done = _extend(fv, Fz, ka, kb, cnt256, 0, _TOP if stop_early and far <= _TOP else f, f)
         best = -np.inf
         cnt = 0
         for a in range(s + 1):
