@@ -62,8 +62,8 @@ def chain_draws_sparse(E, F, R, n_samples, out):  # pragma: no cover - compiled
                 u = (R[k, c0 + t] >> 8) * 5.9604644775390625e-08  # 2^-24
                 if u * (1.0 + e[t, k]) < 1.0:
                     out[c0 + t, k] = 1
-                    # views whose loop index starts at 0: numba then knows no index is negative,
-                    # and the loop compiles to vector instructions (1.5x the kernel on delicious)
+                    # a loop over views from index 0 (not from k + 1): numba compiles it to vector
+                    # instructions, likely as no index can then be negative (1.5x on delicious)
                     later, factor = e[t, k + 1 :], F[k, k + 1 :]
                     for j in range(later.size):
                         later[j] *= factor[j]
