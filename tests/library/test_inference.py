@@ -428,14 +428,35 @@ def test_fm_numerically_sound_m10000(profile):
 
 
 def test_fm_checkpointed_recursion_matches_full():
-    from fmeasure.inference.independence import _fm_values
+    from fmeasure.inference.independence import _fm_values_vectorised
 
     rng = np.random.default_rng(12)
     for m in (1, 2, 7, 31):
         q = -np.sort(-rng.random((4, m)), axis=1)
-        ref = _fm_values(q, c=m)
+        ref = _fm_values_vectorised(q, c=m)
         for c in (1, 2, 3, 5):
-            np.testing.assert_allclose(_fm_values(q, c=c), ref, atol=1e-15)
+            np.testing.assert_allclose(_fm_values_vectorised(q, c=c), ref, atol=1e-15)
+
+
+@pytest.mark.parametrize("m", [1, 2, 7, 60, 300])
+def test_fm_compiled_program_equals_the_vectorised_one(m):
+    # the same numbers bit for bit: marginals with exact 0s and 1s, ties, and many tiny ones
+    from fmeasure.inference._fm_kernel import fm_values_rows
+    from fmeasure.inference.independence import _fm_values, _fm_values_vectorised
+
+    rng = np.random.default_rng(m)
+    P = rng.random((40, m)) ** 3
+    P[:, m // 2 :] *= rng.random((40, m - m // 2)) < 0.3
+    P[0] = 0.0
+    P[1] = 1.0
+    P[2, : (m + 1) // 2] = 0.5
+    P[3] = 1e-300
+    q = -np.sort(-P, axis=1)
+    ref = _fm_values_vectorised(q)
+    E = np.empty((40, m + 1))
+    fm_values_rows(q, E)
+    np.testing.assert_array_equal(E, ref)
+    np.testing.assert_array_equal(_fm_values(q), ref)  # the dispatch takes the compiled program
 
 
 def test_gfm_from_samples_equals_p_route():

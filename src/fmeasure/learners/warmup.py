@@ -71,3 +71,4 @@ def compile_kernels() -> None:
     FMeasureSSVM(Cs=[1.0], cv=2, max_iter=3, solver="cutting_plane").fit(Xs, Y).predict(Xs)
     FOptimalClassifier(ClassifierChain(LogisticRegression(), random_state=0)).fit(X, Y).predict(X)
     inference.gfm_from_p(rng.random((3, 5, 5)) / 25, np.full(3, 0.1))
+    inference.fm(rng.random((3, 5)))
