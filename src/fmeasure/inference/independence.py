@@ -50,7 +50,8 @@ def _fm_values(q, c=None):
 
     The compiled program (:func:`._fm_kernel.fm_values_rows`) when its states fit in
     ``_KERNEL_BYTES`` and no checkpoint interval ``c`` is asked for; else
-    :func:`_fm_values_vectorised`. Both give the same numbers bit for bit.
+    :func:`_fm_values_vectorised`. Both give the same numbers bit for bit on a batch of instances
+(on one instance alone the vectorised form can differ in the last bits; see :mod:`._fm_kernel`).
     """
     n, m = q.shape
     if c is None and m > 0 and triangle_bytes(m) <= _KERNEL_BYTES:
