@@ -48,9 +48,9 @@ _KERNEL_BYTES = 2**27
 def _fm_values(q, c=None):
     """E_k for k = 0..m under independence, q sorted descending, shape (n, m) -> (n, m + 1).
 
-        The compiled program (:func:`._fm_kernel.fm_values_rows`) when its states fit in
-        ``_KERNEL_BYTES`` and no checkpoint interval ``c`` is asked for; else
-        :func:`_fm_values_vectorised`. Both give the same numbers bit for bit on a batch of instances
+    The compiled program (:func:`._fm_kernel.fm_values_rows`) when its states fit in
+    ``_KERNEL_BYTES`` and no checkpoint interval ``c`` is asked for; else
+    :func:`_fm_values_vectorised`. Both give the same numbers bit for bit on a batch of instances
     (on one instance alone the vectorised form can differ in the last bits; see :mod:`._fm_kernel`).
     """
     n, m = q.shape
