@@ -7,11 +7,11 @@ backward recursion of G_k(t) = E[1 / (t + B_k)] over the rest), with each entry 
 floating-point operations in the same order, so the values are the same bit for bit as the
 vectorised form's on a batch of instances (on a lone instance numpy reduces its contiguous axis with
 several partial sums, so the vectorised form's values can differ in the last bits; this kernel gives
-the batched ones whatever the batch). An instance's
-whole program stays in cache (its m + 1 forward states, stored as a triangle of (m + 1)(m + 2) / 2
-numbers, and 2m + 1 values of G), where the vectorised form streams arrays of m x (instances) through
-memory at every step: about 6 times faster at m = 983. Time O(m^2) per instance; memory
-O(m^2) for the triangle, reused across instances.
+the batched ones whatever the batch). An instance's whole program stays in cache (its m + 1
+forward states, stored as a triangle of (m + 1)(m + 2) / 2 numbers, and 2m + 1 values of G), where
+the vectorised form streams arrays of m x (instances) through memory at every step: 4-5 times
+faster at m = 983 (``benchmarks/bench_fm.py``). Time O(m^2) per instance; memory O(m^2) for the
+triangle, reused across instances.
 """
 
 from __future__ import annotations
