@@ -42,9 +42,9 @@ def fm_values_rows(q, out):  # pragma: no cover - compiled
     G = np.empty(2 * m + 1)
     for i in range(n):
         qi = q[i]
-        e0 = 1.0
+        e0 = 1.0  # 1.0 * (1 - q_0) is exact: numpy's product in label order
         for k in range(m):
-            e0 = e0 * (1.0 - qi[k]) if k else 1.0 - qi[0]
+            e0 *= 1.0 - qi[k]
         out[i, 0] = e0
         A[0] = 1.0
         tri[0] = 1.0
