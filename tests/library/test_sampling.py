@@ -5,13 +5,15 @@ import numpy as np
 from fmeasure.learners._sampling import chain_draws_linear, chain_draws_sparse
 
 
-def _draws_sparse_reference(E, F, R, n_samples):
-    N, m = R.shape[1], R.shape[0]
+def _draws_sparse_reference(E, F, R):
+    """Sample s of instance i (row i * n_samples + s) compares label k's exp(-z) with R[s, k]."""
+    n_samples, m = R.shape
+    N = E.shape[0] * n_samples
     out = np.zeros((N, m), dtype=np.int8)
     for col in range(N):
         e = E[col // n_samples].copy()
         for k in range(m):
-            u = (int(R[k, col]) >> 8) * 2.0**-24
+            u = (int(R[col % n_samples, k]) >> 8) * 2.0**-24
             if u * (1.0 + e[k]) < 1.0:
                 out[col, k] = 1
                 e[k + 1 :] *= F[k, k + 1 :]
@@ -38,15 +40,20 @@ def _chain(rng, m):
 
 def test_sparse_sampler_equals_its_definition():
     rng = np.random.default_rng(0)
-    c, n_samples, m = 3, 70, 41  # 210 columns: more than one tile of 64, the last one partial
+    c, n_samples, m = 3, 70, 41
     V = _chain(rng, m)
     A = rng.normal(-1.0, 2.0, (c, m))
-    E, F = np.exp(-A), np.exp(-V)
-    R = rng.integers(0, 2**32, (m, c * n_samples), dtype=np.uint32)
-    out = np.empty((c * n_samples, m), dtype=np.int8)
-    chain_draws_sparse(E, F, R, n_samples, out)
-    ref = _draws_sparse_reference(E, F, R, n_samples)
+    A[0, 3] = -800.0  # exp(-z) = inf: never positive, even for the draw u = 0 (u * inf is nan)
+    with np.errstate(over="ignore"):
+        E, F = np.exp(-A), np.exp(-V)
+    R = rng.integers(0, 2**32, (n_samples, m), dtype=np.uint32)
+    R[:5, 3] = 0
+    out = np.full((c * n_samples, m), 7, dtype=np.int8)  # every entry is written
+    with np.errstate(over="ignore", invalid="ignore"):
+        chain_draws_sparse(E, F, R, out)
+        ref = _draws_sparse_reference(E, F, R)
     assert 0.1 < ref.mean() < 0.9
+    assert not ref[:n_samples, 3].any()
     np.testing.assert_array_equal(out, ref)
 
 

@@ -36,36 +36,41 @@ def chain_draws_linear(base, V, L, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def chain_draws_sparse(E, F, R, n_samples, out):  # pragma: no cover - compiled
-    """Fill ``out`` (c * n_samples, m) int8 with one draw per (sample column, label); no exponential per draw.
+def chain_draws_sparse(E, F, RT, out):  # pragma: no cover - compiled
+    """Fill ``out`` (c * n_samples, m) int8 with one draw per (sample, label); no exponential per draw.
 
     A label with logit z is positive when u < sigma(z), that is u * (1 + exp(-z)) < 1.
-    ``E`` (c, m): exp(-x-part of each logit) of instance ``col // n_samples``; ``F`` (m, m):
+    ``E`` (c, m): exp(-x-part of each logit) of instance ``row // n_samples``; ``F`` (m, m):
     ``F[k, j] = exp(-V[k, j])`` for the weight V[k, j] of label k in the logit of a later label j
     (upper triangle): a label drawn positive multiplies exp(-z) of every later label by its row of
-    F. ``R`` (m, c * n_samples) uint32: the raw draws, ``u = (R >> 8) / 2^24`` (24-bit uniforms in
-    [0, 1), as ``Generator.random(dtype=float32)``). Columns are walked in tiles, so that each
-    label's raw draws are read contiguously. Work per column: O(m), plus O(m) per label drawn
-    positive. exp(-z) = inf (z far below 0) never draws a positive, as sigma(z) = 0 would not.
+    F. ``RT`` (n_samples, m) uint32: the raw draws of each sample, ``u = (RT >> 8) / 2^24`` (24-bit
+    uniforms in [0, 1), as ``Generator.random(dtype=float32)``), row s read by sample s of every
+    instance. One sample at a time, its m values of exp(-z) in cache: the labels up to the next
+    positive are found by a loop that only compares, the row of ``out`` having been zeroed. Work
+    per sample: O(m), plus O(m) per label drawn positive. exp(-z) = inf (z far below 0) never draws
+    a positive, as sigma(z) = 0 would not.
     """
-    m, N = R.shape
-    T = 64
-    e = np.empty((T, m))
-    for c0 in range(0, N, T):
-        c1 = min(c0 + T, N)
-        for t in range(c1 - c0):
-            i = (c0 + t) // n_samples
-            for j in range(m):
-                e[t, j] = E[i, j]
-        for k in range(m):
-            for t in range(c1 - c0):
-                u = (R[k, c0 + t] >> 8) * 5.9604644775390625e-08  # 2^-24
-                if u * (1.0 + e[t, k]) < 1.0:
-                    out[c0 + t, k] = 1
-                    # a loop over views from index 0 (not from k + 1): numba compiles it to vector
-                    # instructions, likely as no index can then be negative (1.5x on delicious)
-                    later, factor = e[t, k + 1 :], F[k, k + 1 :]
-                    for j in range(later.size):
-                        later[j] *= factor[j]
-                else:
-                    out[c0 + t, k] = 0
+    N, m = out.shape
+    n_samples = RT.shape[0]
+    e = np.empty(m)
+    for row in range(N):
+        i = row // n_samples
+        r = RT[row - i * n_samples]
+        o = out[row]
+        for j in range(m):
+            e[j] = E[i, j]
+            o[j] = 0
+        k = 0
+        while True:
+            # not "< 1": u = 0 with exp(-z) = inf gives nan, which must not draw a positive
+            while k < m and not ((r[k] >> 8) * 5.9604644775390625e-08 * (1.0 + e[k]) < 1.0):  # 2^-24
+                k += 1
+            if k == m:
+                break
+            o[k] = 1
+            # a loop over views from index 0 (not from k + 1): numba compiles it to vector
+            # instructions, likely as no index can then be negative
+            later, factor = e[k + 1 :], F[k, k + 1 :]
+            for j in range(later.size):
+                later[j] *= factor[j]
+            k += 1

@@ -434,7 +434,8 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         """Ancestral samples for the instances of A (c, m): int8 (c, n_samples, m).
 
         ``R`` holds the common draws (:meth:`_common_uniforms`), (m, n_samples) uint32, read by
-        every instance alike.
+        every instance alike; with ``F``, the same draws sample-major, (n_samples, m) (the caller
+        transposes them once for all blocks).
 
         Samples are kept label-major, ``S[j, i * n_samples + s]``, so that each label is a
         contiguous row. The label part of the logits of a block of labels is one matrix product
@@ -449,11 +450,10 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         if F is not None:
             from fmeasure.learners._sampling import chain_draws_sparse
 
-            R = np.tile(R, (1, c))  # column i * n_samples + s: draw s, for every instance i
             with np.errstate(over="ignore"):
                 E = np.exp(-np.asarray(A, dtype=np.float64))
             S = np.empty((N, m), dtype=np.int8)
-            chain_draws_sparse(E, F, R, n_samples, S)
+            chain_draws_sparse(E, F, R, S)
             return S.reshape(c, n_samples, m)
         # work with negated logits so that exp(-z) needs no extra pass: nz = -z
         nV = -self.coef_y_.astype(np.float32)
@@ -580,6 +580,7 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         R = self._common_uniforms(n_samples, self._rng(random_state))
         out = np.empty((A.shape[0], n_samples, self.n_labels_), dtype=np.int8)
         F = self._sparse_sampler_weights()
+        R = R if F is None else np.ascontiguousarray(R.T)  # sample-major for the compiled sampler
         for sl in self._chunks(A.shape[0], n_samples):
             out[sl] = self._sample_block(A[sl], n_samples, R, F)
         return out
@@ -604,6 +605,7 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         the counts of the distinct vectors of the "tree" sampler."""
         F = self._sparse_sampler_weights() if self.sampler == "dense" else None
         R = self._common_uniforms(n_samples, rng) if self.sampler == "dense" else None
+        R = R if F is None else np.ascontiguousarray(R.T)  # sample-major for the compiled sampler
         for sl in self._draw_chunks(A.shape[0], n_samples):
             if self.sampler == "tree":
                 S, W = self._sample_tree(A[sl], n_samples, rng)
