@@ -1,6 +1,7 @@
 """The PCC experiment functions end to end on a tiny synthetic dataset (no Snakemake)."""
 
 import json
+import time
 
 import numpy as np
 import pandas as pd
@@ -107,8 +108,24 @@ def test_pcc_outputs_curve_matches_separate_calls_per_method(tmp_path):
             assert abs(got - f_ref) < 1e-9
 
 
-@pytest.mark.parametrize("repeat_below_s, calls_per_run", [(1e-9, 1), (1e9, 3)])
-def test_pcc_curve_repeats_only_runs_shorter_than_repeat_below_s(tmp_path, monkeypatch, repeat_below_s, calls_per_run):
+def _slowed(original, calls, pause):
+    def call(self, *a, **k):
+        calls.append(1)
+        out = original(self, *a, **k)
+        time.sleep(pause)  # a slower call, its own method times unchanged
+        return out
+
+    return call
+
+
+@pytest.mark.parametrize(
+    "repeat_below_s, pause, calls_per_run", [(1e-9, 0.0, 1), (1e9, 0.0, 3), (0.5, 0.3, 2), (0.2, 0.3, 1)]
+)
+def test_pcc_curve_repeats_a_run_until_its_calls_took_repeat_below_s(
+    tmp_path, monkeypatch, repeat_below_s, pause, calls_per_run
+):
+    """The budget is the wall time of a run's calls in all (0.3 s each here: 2 calls reach 0.5 s),
+    not the methods' own times (far shorter on this slice)."""
     from fmeasure.learners.pcc import ProbabilisticClassifierChain
 
     data, ds = _dataset(tmp_path)
@@ -116,11 +133,7 @@ def test_pcc_curve_repeats_only_runs_shorter_than_repeat_below_s(tmp_path, monke
     O.write_model(data, CFG, model, tmp_path / "fit.json")
     calls = []
     original = ProbabilisticClassifierChain.predict_from_samples
-    monkeypatch.setattr(
-        ProbabilisticClassifierChain,
-        "predict_from_samples",
-        lambda self, *a, **k: calls.append(1) or original(self, *a, **k),
-    )
+    monkeypatch.setattr(ProbabilisticClassifierChain, "predict_from_samples", _slowed(original, calls, pause))
     cfg = dict(CFG, figure5=dict(n_samples=[20], runs=2, timing_best_of=3, repeat_below_s=repeat_below_s))
     rows = O.run_curve(model, data, 20, cfg)
     assert len(rows) == 4 and len(calls) == 2 * calls_per_run
