@@ -13,15 +13,18 @@ its increments by the same formulas and the same tie rule. It does less work:
   float64 for every m up to :data:`MONOTONE_UP_TO` labels). So counting the positive gains stops
   at the first that is not, and a's count is searched from where a - 1's stopped. Beyond that many
   labels every gain is counted, as the numpy version does;
-* the false labels' scores are put in order only as far as the counting reaches: the counts reach
-  past the :data:`_TOP` largest only if more than ``_TOP`` scores have a positive gain there for
-  a = s (whose increments are the largest), which the pass that collects them counts. If none
-  does, the ``_TOP`` largest are chosen by one selection (O(f) for f candidate false labels) and
-  sorted; otherwise (as when every score is near 0, at the start of training and at small C), and
-  when there are at most twice ``_TOP``, all by one radix sort. Only the values are put in order:
-  the labels that hold the chosen ones are found afterwards from the scores, ties by the lowest
-  index. Each a's count is found by galloping from a - 1's, then bisection. A row costs
-  O(m + f + s log f) (radix sorts are linear), never O(f^2).
+* the false labels' scores are put in order only as far as the counting reaches. The largest
+  count is a = s's (the gains are non-decreasing in a), and the gain at sorted position b is
+  positive exactly when more than b of the f collected scores pass the same test with b's
+  increment (float addition is monotone in the score), so that count is found by bisection over
+  b, each step one pass over the unsorted scores (O(f log f) comparisons that vectorise, no
+  branches to mispredict). The scores that pass at the count's last position, the largest ones
+  and at least as many as the count, are moved to the front in one pass and sorted alone (a radix
+  sort, linear), the others dropped: at large C, where a trained model's rows count a few hundred
+  of about a thousand candidates, most of the sorting. Only the values are put in order: the
+  labels that hold the chosen ones are found afterwards from the scores, ties by the lowest index.
+  Each a's count is found by galloping from a - 1's, then bisection, among the sorted values. A
+  row costs O(m + f log f) comparisons and a sort of at most f values, never O(f^2).
 """
 
 from __future__ import annotations
@@ -35,11 +38,6 @@ __all__ = ["MONOTONE_UP_TO", "loss_augmented_rows"]
 #: non-decreasing in a in float64 (``tests/library/test_structured_inference.py`` checks every
 #: s <= m, a <= s and b <= m - s at m = MONOTONE_UP_TO, which contains every smaller m's cases).
 MONOTONE_UP_TO = 1000
-
-#: The false labels' largest this many scores are selected (O(f)) and sorted first; the rest only
-#: in a row whose count reaches past them (on delicious' shape, 983 labels, a trained model's rows
-#: count a few dozen false labels among several hundred candidates).
-_TOP = 128
 
 #: A sort of at most this many values is by insertion (the radix sort's passes cost more).
 _BLOCK = 32
@@ -74,41 +72,6 @@ def _sort_desc(S, r, idx, k):  # pragma: no cover - compiled
             idx[t + 1] = idx[t]
             t -= 1
         idx[t + 1] = j
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _select_top(v, g, k, n):  # pragma: no cover - compiled
-    """Rearrange v[g:n] so that v[g:k] holds its k - g largest values (in no order) and v[k:n] the
-    rest, each at most v[g:k]'s smallest (Hoare's selection, the pivot the median of three; O(n - g)
-    on average)."""
-    lo = g
-    hi = n - 1
-    t = k - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        a, b, c = v[lo], v[mid], v[hi]
-        if a < b:
-            a, b = b, a
-        if b < c:
-            b = c
-            if a < b:
-                b = a
-        x = b  # the median of the three
-        i = lo
-        j = hi
-        while i <= j:
-            while v[i] > x:
-                i += 1
-            while v[j] < x:
-                j -= 1
-            if i <= j:
-                v[i], v[j] = v[j], v[i]
-                i += 1
-                j -= 1
-        if j < t:
-            lo = i
-        if t < i:
-            hi = j
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -157,20 +120,6 @@ def _sort_rest(v, ka, kb, cnt, g, k):  # pragma: no cover - compiled
         vb[i] = (key & ~sign) if (key & sign) else ~key
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _extend(fv, Fz, ka, kb, cnt256, g, k, f):  # pragma: no cover - compiled
-    """Put the next largest values fv[g:k] in order (all the rest when k is at least half of f),
-    with their prefix sums Fz; return how many are in order."""
-    if 2 * k >= f:
-        k = f
-    else:
-        _select_top(fv, g, k, f)
-    _sort_rest(fv, ka, kb, cnt256, g, k)
-    for b in range(g, k):
-        Fz[b + 1] = Fz[b] + fv[b]
-    return k
-
-
 @njit(cache=True, nogil=True)
 def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
     """argmax_h sum_i h_i S[n, i] + 1 - F(Y[n], h) for every row n, written to H (int8) and V.
@@ -204,46 +153,65 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
             top = 0.0
             for a in range(s + 1):
                 top = max(top, _loss(s, a, 1) - _loss(s, a, 0))
-        # The counts reach past the _TOP largest false scores only if more than _TOP of them have a
-        # positive gain at that position for a = s, whose increments are the largest: `far` counts
-        # them (the same float sums as the gains).
-        lim = 0.0
-        if stop_early:
-            lim = _loss(s, s, _TOP + 1) - _loss(s, s, _TOP)
         f = 0
-        far = 0
         for j in range(m):
             if not Y[r, j] and S[r, j] + top > atol:
                 pos_f[f] = j
                 fv[f] = S[r, j]
                 f += 1
-                if S[r, j] + lim > atol:
-                    far += 1
         _sort_desc(S, r, pos_t, s)
         T[0] = 0.0
         for a in range(s):
             T[a + 1] = T[a] + S[r, pos_t[a]]
-        # The false labels' scores are put in order as far as the counting reaches: the _TOP
-        # largest alone (one selection, then a sort of those) when no count reaches past them, all
-        # at once when one does, when there are few, and when every gain is counted (beyond
-        # MONOTONE_UP_TO labels). The counting still sorts the rest if it ever reaches past them.
+        # The false labels' scores are put in order only as far as the counting reaches. a = s
+        # has the largest count (the gains are non-decreasing in a): the first b whose gain is not
+        # positive. The gain at sorted position b, fv[b] + inc_b, is positive iff more than b of
+        # the values v have v + inc_b > atol (float addition is monotone in v), so that count,
+        # `bound`, is found by bisection over b, each step one pass over the unsorted values. The
+        # values that pass at b = bound - 1 are the largest ones, at least bound of them: they
+        # alone are sorted (every count is at most bound). Beyond MONOTONE_UP_TO labels, all.
+        bound = f
+        if stop_early:
+            lo = 0
+            hi = f
+            while lo < hi:
+                mid = (lo + hi) // 2
+                inc = _loss(s, s, mid + 1) - _loss(s, s, mid)
+                c = 0
+                for i in range(f):
+                    c += fv[i] + inc > atol
+                if c > mid:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            bound = lo
+        q = f
+        if bound < f:
+            q = 0
+            if bound > 0:
+                inc = _loss(s, s, bound) - _loss(s, s, bound - 1)
+                for i in range(f):  # in place: moved to the front, the others dropped
+                    v = fv[i]
+                    fv[q] = v
+                    q += v + inc > atol
+        _sort_rest(fv, ka, kb, cnt256, 0, q)
         Fz[0] = 0.0
-        done = _extend(fv, Fz, ka, kb, cnt256, 0, _TOP if stop_early and far <= _TOP else f, f)
+        for b in range(q):
+            Fz[b + 1] = Fz[b] + fv[b]
         best = -np.inf
         cnt = 0
         for a in range(s + 1):
             if stop_early:
                 # The gains are non-increasing in b and non-decreasing in a: a's count is the
-                # first gain <= atol at or after the count of a - 1, found by galloping from there
-                # (probes 1, 2, 4, ... values further), then by bisection: O(log) of the distance.
+                # first gain <= atol at or after the count of a - 1 and at most bound, found by
+                # galloping from there (probes 1, 2, 4, ... values further), then by bisection:
+                # O(log) of the distance, every probe among the sorted values.
                 lo = cnt
-                hi = f
+                hi = bound
                 step = 1
                 while True:
                     p = lo + step - 1
-                    if p >= done and done < f:  # the probe passes the values in order: the rest
-                        done = _extend(fv, Fz, ka, kb, cnt256, done, f, f)
-                    if p >= f:
+                    if p >= bound:
                         break
                     if fv[p] + (_loss(s, a, p + 1) - _loss(s, a, p)) <= atol:
                         hi = p
