@@ -26,6 +26,8 @@ rule parametric_fit_predict:
     wildcard_constraints:
         learner=PARAMETRIC_LEARNER,
     threads: get_threads("parametric_fit_predict")
+    # The longest jobs of a run start first (EFP's m multinomial models among them).
+    priority: 10
     resources:
         mem_mb=get_mem_mb("parametric_fit_predict"),
         runtime=get_runtime("parametric_fit_predict"),

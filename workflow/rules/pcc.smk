@@ -42,6 +42,8 @@ rule pcc_fit:
     benchmark:
         "results/benchmarks/pcc/fit_{dataset}.tsv"
     threads: get_threads("pcc_fit")
+    # Early, as the longest jobs: Figure 5's curve jobs wait for it.
+    priority: 10
     resources:
         mem_mb=get_mem_mb("pcc_fit"),
         runtime=get_runtime("pcc_fit"),

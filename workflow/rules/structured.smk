@@ -27,6 +27,8 @@ rule structured_rml:
     params:
         cfg=stage_config("structured"),
     threads: get_threads("structured_rml")
+    # The longest jobs of a run start first, so that none is left running alone at its end.
+    priority: 10
     resources:
         mem_mb=get_mem_mb("structured_rml"),
         runtime=get_runtime("structured_rml"),
