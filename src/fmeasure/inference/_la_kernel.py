@@ -225,7 +225,7 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
                     else:
                         hi = mid
                 cnt = lo
-            else:  # every false label in order (done == f): every positive gain is counted
+            else:  # every false label in order (bound == f): every positive gain is counted
                 cnt = 0
                 for b in range(f):
                     if fv[b] + (_loss(s, a, b + 1) - _loss(s, a, b)) > atol:
