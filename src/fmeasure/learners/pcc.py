@@ -415,27 +415,30 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         with np.errstate(over="ignore"):
             return np.exp(-np.ascontiguousarray(self.coef_y_.T, dtype=np.float64))
 
-    def _common_uniforms(self, n_samples, rng):
-        """The raw 32-bit draws that every instance's samples compare with: (m, n_samples) uint32.
+    def _common_uniforms(self, n_samples, rng, sample_major=False):
+        """The raw 32-bit draws that every instance's samples compare with: (m, n_samples) uint32,
+        or the same draws as a contiguous (n_samples, m) with ``sample_major`` (the layout of the
+        compiled sampler of many labels).
 
         Common random numbers: sample s of every instance reads column s, so an instance's
         samples depend on its x and the seed only, not on the other instances of the batch or its
         position in it (:meth:`predict` on one row gives what it gives for that row in a batch).
         """
         m = self.n_labels_
-        return (
+        R = (
             rng.bit_generator.random_raw((m * n_samples + 1) // 2)
             .view(np.uint32)[: m * n_samples]
             .reshape(m, n_samples)
         )
+        return np.ascontiguousarray(R.T) if sample_major else R
 
     @single_threaded_blas
     def _sample_block(self, A, n_samples, R, F=None):
         """Ancestral samples for the instances of A (c, m): int8 (c, n_samples, m).
 
         ``R`` holds the common draws (:meth:`_common_uniforms`), (m, n_samples) uint32, read by
-        every instance alike; with ``F``, the same draws sample-major, (n_samples, m) (the caller
-        transposes them once for all blocks).
+        every instance alike; with ``F``, the same draws sample-major, (n_samples, m)
+        (``_common_uniforms(..., sample_major=True)``, once for all blocks).
 
         Samples are kept label-major, ``S[j, i * n_samples + s]``, so that each label is a
         contiguous row. The label part of the logits of a block of labels is one matrix product
@@ -577,10 +580,9 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         """
         n_samples = self._n_samples(n_samples)
         A = self.feature_logits(X)
-        R = self._common_uniforms(n_samples, self._rng(random_state))
-        out = np.empty((A.shape[0], n_samples, self.n_labels_), dtype=np.int8)
         F = self._sparse_sampler_weights()
-        R = R if F is None else np.ascontiguousarray(R.T)  # sample-major for the compiled sampler
+        R = self._common_uniforms(n_samples, self._rng(random_state), sample_major=F is not None)
+        out = np.empty((A.shape[0], n_samples, self.n_labels_), dtype=np.int8)
         for sl in self._chunks(A.shape[0], n_samples):
             out[sl] = self._sample_block(A[sl], n_samples, R, F)
         return out
@@ -604,8 +606,7 @@ class ProbabilisticClassifierChain(MultiLabelClassifier):
         sample-based prediction draws them: yields ``(rows, S (c, K, m), W (c, K) or None)``, W
         the counts of the distinct vectors of the "tree" sampler."""
         F = self._sparse_sampler_weights() if self.sampler == "dense" else None
-        R = self._common_uniforms(n_samples, rng) if self.sampler == "dense" else None
-        R = R if F is None else np.ascontiguousarray(R.T)  # sample-major for the compiled sampler
+        R = self._common_uniforms(n_samples, rng, sample_major=F is not None) if self.sampler == "dense" else None
         for sl in self._draw_chunks(A.shape[0], n_samples):
             if self.sampler == "tree":
                 S, W = self._sample_tree(A[sl], n_samples, rng)
