@@ -522,4 +522,27 @@ def test_compiled_loss_and_cut_point_are_numpys_numbers():
     assert _loss(Y, counts, H)[1] == 0.0 and np.all(_loss(Y, counts, Y.astype(np.int8)) == 0.0)
     A, B = rng.normal(size=(30, 7)) * 1e3, rng.normal(size=(30, 7)) * 1e-3
     for mu in (0.1, 0.37, 1e-9):
-        assert np.array_equal(_mix(A, B, mu), (1.0 - mu) * A + mu * B)
+        out = np.full_like(A, np.nan)  # a reused buffer: whatever it held is overwritten
+        assert _mix(A, B, mu, out) is out and np.array_equal(out, (1.0 - mu) * A + mu * B)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_scores_into_a_used_buffer_are_the_product(sparse):
+    """Design.scores into an array that held other numbers gives X W exactly as into a new one,
+    dense and CSR; the buffer pool hands out none of the live arrays."""
+    from fmeasure.learners._cutting_plane import Design, _ScoreBuffers
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 6)) * (rng.random((50, 6)) < (0.1 if sparse else 1.0))
+    W = rng.normal(size=(6, 4))
+    design = Design(X)
+    assert design.sparse == sparse
+    expected = np.asarray(sp.csr_matrix(X) @ W) if sparse else X @ W  # the order of each sum
+    out = np.full((50, 4), np.nan)
+    assert design.scores(W, out=out) is out and np.array_equal(out, expected)
+    pool = _ScoreBuffers((50, 4))
+    a = pool.take()
+    b = pool.take(a)
+    c = pool.take(a, b)
+    assert a is not b and c is not a and c is not b and len(pool.pool) == 3
+    assert pool.take(b, c) is a and pool.take(a, c) is b
