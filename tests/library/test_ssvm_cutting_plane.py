@@ -528,13 +528,15 @@ def test_compiled_loss_and_cut_point_are_numpys_numbers():
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_scores_into_a_used_buffer_are_the_product(sparse):
-    """Design.scores into an array that held other numbers gives X W exactly as into a new one,
-    dense and CSR; the buffer pool hands out none of the live arrays."""
+    """Design.scores into an array that held other numbers gives X W exactly as scipy's product
+    (each row's entries added in order), dense and CSR; the buffer pool hands out none of the live
+    arrays."""
     from fmeasure.learners._cutting_plane import Design, _ScoreBuffers
 
     rng = np.random.default_rng(3)
-    X = rng.normal(size=(50, 6)) * (rng.random((50, 6)) < (0.1 if sparse else 1.0))
-    W = rng.normal(size=(6, 4))
+    # CSR rows of 0 to about 20 entries: none, fewer than four, and four at a time plus the rest
+    X = rng.normal(size=(50, 40)) * (rng.random((50, 40)) < (rng.random((50, 1)) * 0.5 if sparse else 1.0))
+    W = rng.normal(size=(40, 4))
     design = Design(X)
     assert design.sparse == sparse
     expected = np.asarray(sp.csr_matrix(X) @ W) if sparse else X @ W  # the order of each sum

@@ -154,11 +154,11 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
             for a in range(s + 1):
                 top = max(top, _loss(s, a, 1) - _loss(s, a, 0))
         f = 0
-        for j in range(m):
-            if not Y[r, j] and S[r, j] + top > atol:
-                pos_f[f] = j
-                fv[f] = S[r, j]
-                f += 1
+        for j in range(m):  # without a branch: each label written, kept by the count's step
+            x = S[r, j]
+            pos_f[f] = j
+            fv[f] = x
+            f += (not Y[r, j]) and (x + top > atol)
         _sort_desc(S, r, pos_t, s)
         T[0] = 0.0
         for a in range(s):

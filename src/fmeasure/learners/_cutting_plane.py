@@ -129,16 +129,26 @@ def _back_csr(indptr, indices, data, H, d):  # pragma: no cover - compiled
 def _scores_csr(indptr, indices, data, W, lo, hi, out):  # pragma: no cover - compiled
     """Rows lo .. hi - 1 of X W for X in CSR, into ``out`` (their rows of the result): each row the
     sum of W's rows of its features, in the order of the row's entries, as scipy's product: the
-    same numbers. Releases the GIL: blocks of rows run in threads."""
+    same numbers (four entries are added per pass over the output row, one after the other: a
+    quarter of its loads and stores). Releases the GIL: blocks of rows run in threads."""
     m = W.shape[1]
     for i in range(lo, hi):
         row = out[i]
         row[:] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
+        p = indptr[i]
+        end = indptr[i + 1]
+        while p + 4 <= end:  # four entries per pass over the row, added in the same order
+            v0, v1, v2, v3 = data[p], data[p + 1], data[p + 2], data[p + 3]
+            w0, w1, w2, w3 = W[indices[p]], W[indices[p + 1]], W[indices[p + 2]], W[indices[p + 3]]
+            for j in range(m):
+                row[j] = (((row[j] + v0 * w0[j]) + v1 * w1[j]) + v2 * w2[j]) + v3 * w3[j]
+            p += 4
+        while p < end:
             v = data[p]
             w = W[indices[p]]
             for j in range(m):
                 row[j] += v * w[j]
+            p += 1
 
 
 class Design:
