@@ -177,10 +177,10 @@ def test_compiled_kernel_counts_from_the_first_selection_on_delicious_like_rows(
 
 
 def test_compiled_kernel_orders_signed_zeros_extremes_and_ties_as_the_reference():
-    """The kernel sorts the false labels' scores by their bits (a radix sort of integers in the
-    values' order): signed zeros, subnormals, the largest finite values and runs of equal
-    scores, in rows where the count reaches far (many scores above 0) and where it does not,
-    give the numpy reference's labels and values exactly."""
+    """The kernel sorts the false labels' scores by their bits (integers in the values' order):
+    signed zeros, subnormals, the largest finite values and runs of equal scores, in rows where
+    the count reaches far (many scores above 0) and where it does not, give the numpy reference's
+    labels and values exactly."""
     from fmeasure.inference.structured import solve_batch, solve_batch_numpy
 
     rng = np.random.default_rng(17)
@@ -198,9 +198,9 @@ def test_compiled_kernel_orders_signed_zeros_extremes_and_ties_as_the_reference(
         np.testing.assert_array_equal(V1, V2)
 
 
-def test_compiled_kernel_radix_sort_is_a_descending_sort():
+def test_compiled_kernel_sort_is_a_descending_sort():
     """The kernel's sort of the false labels' scores against numpy's sort, on values that share
-    leading bytes (the passes it skips) and on mixed signs, zeros and extremes."""
+    leading bytes, on mixed signs, zeros and extremes, and on values that crowd one bucket."""
     from fmeasure.inference._la_kernel import _sort_rest
 
     sort = _sort_rest.py_func
@@ -210,12 +210,17 @@ def test_compiled_kernel_radix_sort_is_a_descending_sort():
         1.0 + rng.integers(0, 4, size=300) * 2.0**-52,  # equal but for the last byte
         np.array([0.0, -0.0, 5e-324, -5e-324, np.inf, -np.inf, 1e308, -1e308, 3.0, 3.0]),
         rng.choice([-1.0, 0.0, 2.0], size=64),
+        # a bucket of far more than _BUCKET_MAX keys: a few values far apart stretch the buckets,
+        # so the dense ones share one (sorted by radix there), in both signs
+        np.concatenate([[1e-300, -1e-300, 1e300, -1e300], 1.0 + rng.random(200) * 1e-9, -1.0 - rng.random(90) * 1e-9]),
+        np.exp(rng.normal(size=400) * 3.0) * rng.choice([-1.0, 1.0], size=400),  # spread binades
     ]
     for v in cases:
+        v = rng.permutation(v)
         for g in (0, 3):
             w = v.copy()
             n = w.size
-            sort(w, np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(256, np.int64), g, n)
+            sort(w, np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(2 * n + 257, np.int64), g, n)
             np.testing.assert_array_equal(w[:g], v[:g])
             expected = -np.sort(-v[g:])
             np.testing.assert_array_equal(w[g:], expected)

@@ -19,8 +19,8 @@ its increments by the same formulas and the same tie rule. It does less work:
   increment (float addition is monotone in the score), so that count is found by bisection over
   b, each step one pass over the unsorted scores (O(f log f) comparisons that vectorise, no
   branches to mispredict). The scores that pass at the count's last position, the largest ones
-  and at least as many as the count, are moved to the front in one pass and sorted alone (a radix
-  sort, linear), the others dropped: at large C, where a trained model's rows count a few hundred
+  and at least as many as the count, are moved to the front in one pass and sorted alone (by their
+  bits: buckets of the leading bits, then each bucket by insertion), the others dropped: at large C, where a trained model's rows count a few hundred
   of about a thousand candidates, most of the sorting. Only the values are put in order: the
   labels that hold the chosen ones are found afterwards from the scores, ties by the lowest index.
   Each a's count is found by galloping from a - 1's, then bisection, among the sorted values. A
@@ -39,8 +39,11 @@ __all__ = ["MONOTONE_UP_TO", "loss_augmented_rows"]
 #: s <= m, a <= s and b <= m - s at m = MONOTONE_UP_TO, which contains every smaller m's cases).
 MONOTONE_UP_TO = 1000
 
-#: A sort of at most this many values is by insertion (the radix sort's passes cost more).
+#: A sort of at most this many values is by insertion (the bucketing's passes cost more).
 _BLOCK = 32
+
+#: A bucket of more keys than this is sorted by radix, not insertion (:func:`_sort_keys_bucketed`).
+_BUCKET_MAX = 48
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -74,12 +77,119 @@ def _sort_desc(S, r, idx, k):  # pragma: no cover - compiled
         idx[t + 1] = j
 
 
+@njit(cache=True, nogil=True)
+def _radix_keys(src, dst, cnt, lo, hi):  # pragma: no cover - compiled
+    """Sort the uint64 keys src[lo:hi] in increasing order (LSD radix, a byte at a time, a byte
+    that every key shares skipped); the result is in src[lo:hi]; dst[lo:hi] and cnt (256 counts)
+    are scratch."""
+    n = hi - lo
+    a = src[lo:hi]
+    b = dst[lo:hi]
+    swapped = False
+    for p in range(8):
+        shift = np.uint64(8 * p)
+        for j in range(256):
+            cnt[j] = 0
+        for i in range(n):
+            cnt[(a[i] >> shift) & np.uint64(255)] += 1
+        if cnt[(a[0] >> shift) & np.uint64(255)] == n:
+            continue
+        total = 0
+        for j in range(256):
+            c = cnt[j]
+            cnt[j] = total
+            total += c
+        for i in range(n):
+            k = (a[i] >> shift) & np.uint64(255)
+            b[cnt[k]] = a[i]
+            cnt[k] += 1
+        a, b = b, a
+        swapped = not swapped
+    if swapped:
+        for i in range(n):
+            b[i] = a[i]
+
+
+@njit(cache=True, nogil=True)
+def _sort_keys_bucketed(ka, kb, cnt, n):  # pragma: no cover - compiled
+    """ka[:n] (uint64) in increasing order, in ka; kb[:n] and cnt (at least 2 n + 257 counts) are
+    scratch. The keys of each half (below 2**63 and from it: the positive and the negative values)
+    are put in buckets by their leading bits (the key minus the half's smallest, shifted so that
+    the half has at most two buckets a key), in one counting pass and one scatter, then each bucket
+    is sorted alone: by insertion, or by a radix sort beyond ``_BUCKET_MAX`` keys. The bits follow
+    the values' exponents, then mantissas, so the buckets are finer where the values are denser
+    (on a model's scores, a few keys a bucket). A radix sort of a few hundred values spends most of
+    its eight passes on its 256 counts; this is 1.1-1.25x the kernel on delicious' rows."""
+    half = np.uint64(1) << np.uint64(63)
+    lo0 = ~np.uint64(0)
+    hi0 = np.uint64(0)
+    lo1 = ~np.uint64(0)
+    hi1 = np.uint64(0)
+    n0 = 0
+    for i in range(n):
+        k = ka[i]
+        if k < half:
+            n0 += 1
+            lo0 = min(lo0, k)
+            hi0 = max(hi0, k)
+        else:
+            lo1 = min(lo1, k)
+            hi1 = max(hi1, k)
+    n1 = n - n0
+    s0 = 0
+    if n0 > 0:
+        while ((hi0 - lo0) >> np.uint64(s0)) >= np.uint64(2 * n0):
+            s0 += 1
+    s1 = 0
+    if n1 > 0:
+        while ((hi1 - lo1) >> np.uint64(s1)) >= np.uint64(2 * n1):
+            s1 += 1
+    nb0 = np.int64((hi0 - lo0) >> np.uint64(s0)) + 1 if n0 > 0 else 0
+    nb1 = np.int64((hi1 - lo1) >> np.uint64(s1)) + 1 if n1 > 0 else 0
+    nb = nb0 + nb1
+    for b in range(nb + 1):
+        cnt[b] = 0
+    for i in range(n):
+        k = ka[i]
+        if k < half:
+            b = np.int64((k - lo0) >> np.uint64(s0))
+        else:
+            b = nb0 + np.int64((k - lo1) >> np.uint64(s1))
+        cnt[b + 1] += 1
+    for b in range(nb):
+        cnt[b + 1] += cnt[b]
+    for i in range(n):
+        k = ka[i]
+        if k < half:
+            b = np.int64((k - lo0) >> np.uint64(s0))
+        else:
+            b = nb0 + np.int64((k - lo1) >> np.uint64(s1))
+        kb[cnt[b]] = k
+        cnt[b] += 1
+    start = 0
+    for b in range(nb):
+        end = cnt[b]
+        if end - start > _BUCKET_MAX:
+            _radix_keys(kb, ka, cnt[nb + 1 :], start, end)
+        else:
+            for i in range(start + 1, end):
+                x = kb[i]
+                t = i - 1
+                while t >= start and kb[t] > x:
+                    kb[t + 1] = kb[t]
+                    t -= 1
+                kb[t + 1] = x
+        start = end
+    for i in range(n):
+        ka[i] = kb[i]
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _sort_rest(v, ka, kb, cnt, g, k):  # pragma: no cover - compiled
-    """Sort v[g:k] in descending order: by insertion up to _BLOCK values, else in O(k - g) (LSD
-    radix sort, a byte at a time, of the values' bits mapped to integers of the same order; a byte
-    that every value shares is skipped). ``ka`` and ``kb`` (uint64) and ``cnt`` (256 counts) are
-    scratch space."""
+    """Sort v[g:k] in descending order: by insertion up to _BLOCK values, else by the values' bits
+    mapped to integers of the same order (:func:`_sort_keys_bucketed`: buckets of their leading
+    bits, then insertion or a radix sort in each). ``ka`` and ``kb`` (uint64, k - g each) and
+    ``cnt`` (2 (k - g) + 257 counts) are scratch space."""
     n = k - g
     if n <= _BLOCK:
         for i in range(g + 1, k):
@@ -96,27 +206,9 @@ def _sort_rest(v, ka, kb, cnt, g, k):  # pragma: no cover - compiled
         u = vb[i]
         key = ~u if (u & sign) else (u | sign)  # increasing with the value
         ka[i] = ~key  # increasing as the value decreases
-    src, dst = ka, kb
-    for p in range(8):
-        shift = np.uint64(8 * p)
-        for j in range(256):
-            cnt[j] = 0
-        for i in range(n):
-            cnt[(src[i] >> shift) & np.uint64(255)] += 1
-        if cnt[(src[0] >> shift) & np.uint64(255)] == n:
-            continue
-        total = 0
-        for j in range(256):
-            c = cnt[j]
-            cnt[j] = total
-            total += c
-        for i in range(n):
-            b = (src[i] >> shift) & np.uint64(255)
-            dst[cnt[b]] = src[i]
-            cnt[b] += 1
-        src, dst = dst, src
+    _sort_keys_bucketed(ka, kb, cnt, n)
     for i in range(n):
-        key = ~src[i]
+        key = ~ka[i]
         vb[i] = (key & ~sign) if (key & sign) else ~key
 
 
@@ -134,7 +226,7 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
     fv = np.empty(m)
     ka = np.empty(m, np.uint64)
     kb = np.empty(m, np.uint64)
-    cnt256 = np.empty(256, np.int64)
+    counts = np.empty(2 * m + 257, np.int64)
     T = np.empty(m + 1)
     Fz = np.empty(m + 1)
     vals = np.empty(m + 1)
@@ -194,7 +286,7 @@ def loss_augmented_rows(S, Y, atol, H, V):  # pragma: no cover - compiled
                     v = fv[i]
                     fv[q] = v
                     q += v + inc > atol
-        _sort_rest(fv, ka, kb, cnt256, 0, q)
+        _sort_rest(fv, ka, kb, counts, 0, q)
         Fz[0] = 0.0
         for b in range(q):
             Fz[b + 1] = Fz[b] + fv[b]
