@@ -6,7 +6,8 @@ features at 4% density plus the bias; 983 labels, about 19 a row), synthetic so 
 anywhere:
 
 1. The scores X W: the compiled product over each row's features (one thread, then ``--threads``
-   blocks of rows) against scipy's CSR product; the same numbers.
+   blocks of rows) against scipy's CSR product; the same numbers. Then the same product into an
+   array already written, as the solver does, against a new array (whose pages fault in).
 2. The oracle on all examples in ``--threads`` blocks of rows against one thread; the same result.
 3. The working set at ``--planes`` planes of (d + 1) m weights: adding a plane (its Gram row) and
    pruning the oldest one, against the same with the planes copied forward at every pruning (the
@@ -86,6 +87,10 @@ def main():
     assert np.array_equal(S1, ref) and np.array_equal(S2, ref)
     _line("compiled, one thread, against scipy", t_one, t_ref, "ours", "scipy")
     _line(f"compiled, {a.threads} threads, against scipy", t_many, t_ref, "ours", "scipy")
+    out = np.empty_like(S1)
+    t_out, S3 = _best(lambda: one.scores(W, out=out), a.repeats)
+    assert np.array_equal(S3, ref)
+    _line("one thread into a used array, against a new one", t_out, t_one, "used", "new")
 
     print("2. the oracle on all examples")
     solve_batch(S1[:2], Y[:2])
