@@ -111,6 +111,25 @@ def _radix_keys(src, dst, cnt, lo, hi):  # pragma: no cover - compiled
             b[i] = a[i]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _shift(lo, hi, n):  # pragma: no cover - compiled
+    """The smallest s with (hi - lo) >> s < 2 n: at most two buckets a key for n >= 1 keys in
+    [lo, hi] (uint64)."""
+    s = 0
+    while ((hi - lo) >> np.uint64(s)) >= np.uint64(2 * n):
+        s += 1
+    return s
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bucket(k, half, lo0, s0, lo1, s1, nb0):  # pragma: no cover - compiled
+    """The bucket of key k: by its leading bits within its half (below ``half`` from lo0, else
+    from lo1 after the nb0 buckets of the lower half)."""
+    if k < half:
+        return np.int64((k - lo0) >> np.uint64(s0))
+    return nb0 + np.int64((k - lo1) >> np.uint64(s1))
+
+
 @njit(cache=True, nogil=True)
 def _sort_keys_bucketed(ka, kb, cnt, n):  # pragma: no cover - compiled
     """ka[:n] (uint64) in increasing order, in ka; kb[:n] and cnt (at least 2 n + 257 counts) are
@@ -137,34 +156,20 @@ def _sort_keys_bucketed(ka, kb, cnt, n):  # pragma: no cover - compiled
             lo1 = min(lo1, k)
             hi1 = max(hi1, k)
     n1 = n - n0
-    s0 = 0
-    if n0 > 0:
-        while ((hi0 - lo0) >> np.uint64(s0)) >= np.uint64(2 * n0):
-            s0 += 1
-    s1 = 0
-    if n1 > 0:
-        while ((hi1 - lo1) >> np.uint64(s1)) >= np.uint64(2 * n1):
-            s1 += 1
+    s0 = _shift(lo0, hi0, n0) if n0 > 0 else 0
+    s1 = _shift(lo1, hi1, n1) if n1 > 0 else 0
     nb0 = np.int64((hi0 - lo0) >> np.uint64(s0)) + 1 if n0 > 0 else 0
     nb1 = np.int64((hi1 - lo1) >> np.uint64(s1)) + 1 if n1 > 0 else 0
     nb = nb0 + nb1
     for b in range(nb + 1):
         cnt[b] = 0
     for i in range(n):
-        k = ka[i]
-        if k < half:
-            b = np.int64((k - lo0) >> np.uint64(s0))
-        else:
-            b = nb0 + np.int64((k - lo1) >> np.uint64(s1))
-        cnt[b + 1] += 1
+        cnt[_bucket(ka[i], half, lo0, s0, lo1, s1, nb0) + 1] += 1
     for b in range(nb):
         cnt[b + 1] += cnt[b]
     for i in range(n):
         k = ka[i]
-        if k < half:
-            b = np.int64((k - lo0) >> np.uint64(s0))
-        else:
-            b = nb0 + np.int64((k - lo1) >> np.uint64(s1))
+        b = _bucket(k, half, lo0, s0, lo1, s1, nb0)
         kb[cnt[b]] = k
         cnt[b] += 1
     start = 0
