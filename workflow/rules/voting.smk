@@ -35,6 +35,9 @@ rule voting_fit:
     params:
         cfg=stage_config("voting"),
     threads: get_threads("voting_fit")
+    # Among the longest jobs of a run (the chain's fit, BR on the wide grid): they start first, so
+    # that none is left running alone at the end of a run.
+    priority: 10
     resources:
         mem_mb=get_mem_mb("voting_fit"),
         runtime=get_runtime("voting_fit"),
