@@ -749,7 +749,10 @@ def test_run_peer_over_its_budget_is_a_timeout(tmp_path, monkeypatch):
         ds, "sklearn_br", "default", grid={}, cv=2, seed=1, python=sys.executable, adapter=busy, budget=budget
     )
     assert rec["status"] == "timeout" and "timeout during the final fit: over the CPU budget" in rec["reason"]
-    assert 0.9 <= rec["cpu_s"] < 8.0 and len(inst) == 0 and time.perf_counter() - t0 < 20
+    # RLIMIT_CPU counts the kernel's run time of the process; the rusage read afterwards can come out
+    # lower on a virtual machine (steal time is taken off it: 0.84 s for a 1 s limit has been seen),
+    # so the lower bound only shows that the adapter ran well into its budget before it was stopped
+    assert 0.5 <= rec["cpu_s"] < 8.0 and len(inst) == 0 and time.perf_counter() - t0 < 20
     # a budget already spent stops the next call before it starts
     with pytest.raises(peers.BudgetExceeded):
         peers.run_adapter(sys.executable, busy, "sklearn_br", [(ds.X_train, ds.Y_train, ds.X_test, {})], budget=budget)
