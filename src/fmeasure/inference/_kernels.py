@@ -362,11 +362,11 @@ def _solve_dense(
         khi -= 1
     kb = int(np.rint(tot / mass)) if mass > 0.0 else 1
     kb = min(max(kb, 1), r)
-    ntop = 0
+    ntop = np.int64(0)  # int64, not the literal 0: the callees are compiled once (as for r, S below)
     while True:
         _column(PT, r, S, W[kb - 1], D)
         if nev == 0:  # the first column: its top kb, then the sizes in reach given that value
-            ntop = _top(D, r, kb, order, X, 0, cnt)
+            ntop = _top(D, r, kb, order, X, ntop, cnt)
             e = 0.0
             for q in range(1, kb + 1):
                 e += X[r - q]
@@ -438,7 +438,7 @@ def _choose(PT, r, S, w, k, D, order, X, ntop, cnt, h, label):  # pragma: no cov
     lowest t: every entry above the k-th largest value, then the first ones equal to it); ``order``
     and ``ntop`` as :func:`_solve_dense` leaves them."""
     _column(PT, r, S, w, D)
-    _top(D, r, k, order, X, ntop if ntop >= k else 0, cnt)
+    _top(D, r, k, order, X, ntop if ntop >= k else np.int64(0), cnt)
     thr = X[r - k]  # the k-th largest entry
     need = k
     for t in range(r):
@@ -485,12 +485,12 @@ def gfm_p(A, p0, margin, tie, H, V, evals, lo, rows, cols, stop=3):  # pragma: n
     cnt = np.empty(_BUCKETS + 1, np.int64)
     for i in range(n):
         _stats_one(A, i, lo, rows, cols)
-        r = 0
+        r = np.int64(0)
         for j in range(m):
             if rows[i, j] > 0.0:
                 idx[r] = j
                 r += 1
-        S = 0
+        S = np.int64(0)
         for s in range(Smax - 1, -1, -1):
             if cols[i, s] > 0.0:
                 S = s + 1
@@ -560,8 +560,8 @@ def gfm_rows(
     slot = np.empty(rm, np.int64)
     cnt = np.empty(_BUCKETS + 1, np.int64)
     for i in range(n):
-        k = 0
-        S = 0
+        k = np.int64(0)
+        S = np.int64(0)
         for j in range(K):  # the labels with mass, marked
             q = idx[i, j]
             if w[i, j] > 0.0 and counts[q] > 0:
@@ -669,9 +669,10 @@ def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no c
     es = np.empty(w, np.int64)
     ev = np.empty(w)
     none = np.empty(0)
+    left = np.int64(0)  # a variable, not the literal: one compilation of _count_value for both sides
     D, order, C, U, E, cs = _work(r, S)
     for g in range(k_groups):
-        out[g] = _count_value(Cu, g, none, 0, li, size, empty[g], n[g], margin, W, ptr, es, ev, D, order, C, U, E, cs)
+        out[g] = _count_value(Cu, g, none, left, li, size, np.float64(empty[g]), np.float64(n[g]), margin, W, ptr, es, ev, D, order, C, U, E, cs)
 
 
 @njit(cache=True, nogil=True)
@@ -690,10 +691,11 @@ def gfm_split_values(L, rows, total, li, size, r, S, margin, out):  # pragma: no
     ptr = np.empty(r + 1, np.int64)
     es = np.empty(w, np.int64)
     ev = np.empty(w)
+    left, right = np.int64(0), np.int64(1)  # variables: one compilation of _count_value for both sides
     D, order, C, U, E, cs = _work(r, S)
     for g in range(len(rows)):
         row = rows[g]
-        empty, n = float(L[row, w]), float(L[row, w + 1])
-        out[0, g] = _count_value(L, row, total, 0, li, size, empty, n, margin, W, ptr, es, ev, D, order, C, U, E, cs)
+        empty, n = np.float64(L[row, w]), np.float64(L[row, w + 1])
+        out[0, g] = _count_value(L, row, total, left, li, size, empty, n, margin, W, ptr, es, ev, D, order, C, U, E, cs)
         empty, n = total[w] - empty, total[w + 1] - n
-        out[1, g] = _count_value(L, row, total, 1, li, size, empty, n, margin, W, ptr, es, ev, D, order, C, U, E, cs)
+        out[1, g] = _count_value(L, row, total, right, li, size, empty, n, margin, W, ptr, es, ev, D, order, C, U, E, cs)

@@ -172,7 +172,7 @@ def _sort_keys_bucketed(ka, kb, cnt, n):  # pragma: no cover - compiled
         b = _bucket(k, half, lo0, s0, lo1, s1, nb0)
         kb[cnt[b]] = k
         cnt[b] += 1
-    start = 0
+    start = np.int64(0)
     for b in range(nb):
         end = cnt[b]
         if end - start > _BUCKET_MAX:
