@@ -50,7 +50,7 @@ onstart:
     from fmeasure.learners.warmup import compile_kernels, kernels_compiled
 
     if not kernels_compiled():
-        logger.info("Compiling the numba kernels once (a fresh install; about 20 s of CPU).")
+        logger.info("Compiling the numba kernels once (a fresh install; about half a minute of CPU).")
         compile_kernels()
 
 

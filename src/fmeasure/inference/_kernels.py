@@ -672,7 +672,8 @@ def gfm_count_values(Cu, li, size, r, S, empty, n, margin, out):  # pragma: no c
     left = np.int64(0)  # a variable, not the literal: one compilation of _count_value for both sides
     D, order, C, U, E, cs = _work(r, S)
     for g in range(k_groups):
-        out[g] = _count_value(Cu, g, none, left, li, size, np.float64(empty[g]), np.float64(n[g]), margin, W, ptr, es, ev, D, order, C, U, E, cs)
+        eg, ng = np.float64(empty[g]), np.float64(n[g])  # float64 whatever the counts' dtype
+        out[g] = _count_value(Cu, g, none, left, li, size, eg, ng, margin, W, ptr, es, ev, D, order, C, U, E, cs)
 
 
 @njit(cache=True, nogil=True)
@@ -698,4 +699,6 @@ def gfm_split_values(L, rows, total, li, size, r, S, margin, out):  # pragma: no
         empty, n = np.float64(L[row, w]), np.float64(L[row, w + 1])
         out[0, g] = _count_value(L, row, total, left, li, size, empty, n, margin, W, ptr, es, ev, D, order, C, U, E, cs)
         empty, n = total[w] - empty, total[w + 1] - n
-        out[1, g] = _count_value(L, row, total, right, li, size, empty, n, margin, W, ptr, es, ev, D, order, C, U, E, cs)
+        out[1, g] = _count_value(
+            L, row, total, right, li, size, empty, n, margin, W, ptr, es, ev, D, order, C, U, E, cs
+        )

@@ -44,7 +44,8 @@ def kernels_compiled(folders=None) -> bool:
 
 def compile_kernels() -> None:
     """Fit every learner that uses a compiled kernel once on tiny data, dense and sparse (a few
-    seconds when the kernels are cached, about 20 s of CPU when they are not)."""
+    seconds when the kernels are cached, about half a minute of CPU when they are not;
+    ``benchmarks/bench_compile.py`` times each kernel)."""
     import numpy as np
     import scipy.sparse as sp
     from sklearn.linear_model import LogisticRegression
