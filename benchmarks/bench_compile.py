@@ -53,16 +53,17 @@ from fmeasure.learners.warmup import compile_kernels
 t = time.process_time()
 compile_kernels()
 total = time.process_time() - t
-from fmeasure.inference import _fm_kernel, _kernels, _la_kernel
-from fmeasure.learners import _cutting_plane, _sampling
+import sys
+from numba.core.registry import CPUDispatcher
 
 multi = {}
-for mod in (_kernels, _la_kernel, _fm_kernel, _cutting_plane, _sampling):
-    for name in dir(mod):
-        f = getattr(mod, name)
-        if getattr(getattr(f, "py_func", None), "__module__", None) == mod.__name__ and len(f.signatures) > 1:
+for modname, mod in sorted(sys.modules.items()):  # every kernel of the package, wherever it lives
+    if not modname.startswith("fmeasure"):
+        continue
+    for name, f in sorted(vars(mod).items()):
+        if isinstance(f, CPUDispatcher) and f.py_func.__module__ == modname and len(f.signatures) > 1:
             sigs = [[str(a) for a in s] for s in f.signatures]
-            multi[mod.__name__.rsplit(".", 1)[-1] + "." + name] = [
+            multi[modname.rsplit(".", 1)[-1] + "." + name] = [
                 sorted({s[i] for s in sigs}) for i in range(len(sigs[0])) if len({s[i] for s in sigs}) > 1
             ]
 print(json.dumps({"total": total, "top": top, "multi": multi}))
