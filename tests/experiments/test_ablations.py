@@ -194,3 +194,51 @@ def test_ablations_setting_config_and_refit():
     assert not needs_refit(config["ablations"]["settings"]["s"])
     assert needs_refit(config["ablations"]["settings"]["f"])
     assert needs_refit({"stage": "parametric", "overrides": {}})
+
+
+def _noisy_parsed(path, seed=0):
+    from fmeasure.datasets import Dataset, save
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(160, 4))
+    Y = (rng.random((160, 6)) < 1 / (1 + np.exp(-(X @ rng.normal(size=(4, 6)) - 1.0)))).astype(np.int8)
+    save(Dataset("toy", X[:120], Y[:120], X[120:], Y[120:]), path)
+    return path
+
+
+def test_parametric_settings_reuse_brs_label_models_only_where_they_are_the_same(tmp_path):
+    """LFP under a setting predicts from the BR that setting fitted, or from the stage's BR when the
+    setting keeps BR's settings: the same rows as LFP fitted on its own, without the second fit."""
+    import json
+
+    from fmeasure.datasets import load
+    from fmeasure.experiments.ablations import run_setting
+    from fmeasure.experiments.parametric import run_learner
+
+    data = _noisy_parsed(tmp_path / "toy.npz")
+    stage = {"learners": ["BR", "LFP", "EFP"], "Cs": [0.1, 1.0, 10.0], "cv": 3, "seed": 3}
+    stage_br = run_learner(load(data), "BR", stage, model_path=tmp_path / "BR.pkl")
+    (tmp_path / "BR.json").write_text(json.dumps(stage_br))
+    br_fit = (tmp_path / "BR.pkl", tmp_path / "BR.json")
+
+    def rows(name, cfg, methods, br_fit=None):
+        spec = {"stage": "parametric", "methods": methods}
+        return run_setting(name, spec, cfg, data, jaccard_empty=1.0, br_fit=br_fit).set_index("method")
+
+    # only LFP's inference changes: the stage's BR serves, and the result is LFP's own fit's
+    never_empty = dict(stage, lfp_allow_empty=False)
+    shared, own = rows("never_empty", never_empty, ["LFP"], br_fit), rows("never_empty", never_empty, ["LFP"])
+    assert shared.loc["LFP", "fit_shared_with"] == "BR" and pd.isna(own.loc["LFP", "fit_shared_with"])
+    assert shared.loc["LFP", ["f", "hamming"]].tolist() == own.loc["LFP", ["f", "hamming"]].tolist()
+    # BR's own settings change: the stage's BR is not used; LFP shares the setting's BR (listed after it)
+    f1 = dict(stage, scoring="f1")
+    both = rows("f1", f1, ["LFP", "BR"], br_fit)
+    assert list(both.index) == ["LFP", "BR"] and both.loc["LFP", "fit_shared_with"] == "BR"
+    alone = rows("f1", f1, ["LFP"])
+    assert (
+        both.loc["LFP", ["f", "hamming", "C_median"]].tolist()
+        == alone.loc["LFP", ["f", "hamming", "C_median"]].tolist()
+    )
+    assert both.loc["LFP", "train_cpu_time_s"] == both.loc["BR", "train_cpu_time_s"]
+    raw = rows("raw", dict(stage, standardize=False), ["LFP"], br_fit)
+    assert pd.isna(raw.loc["LFP", "fit_shared_with"])

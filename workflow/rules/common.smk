@@ -237,12 +237,17 @@ def get_ablation_tables(wildcards=None):
 
 
 def get_ablation_inputs(wildcards):
-    """The parsed dataset, plus the stage's fitted chain for PCC settings that need no refit."""
+    """The parsed dataset, plus the stage's fitted chain for PCC settings that need no refit, and the
+    stage's fitted BR for parametric settings with LFP (used when the setting keeps BR's settings)."""
     spec = config["ablations"]["settings"][wildcards.setting]
     inputs = {"data": get_parsed(wildcards)}
     if not needs_refit(spec):
         inputs["model"] = f"results/pcc/{wildcards.dataset}/chain.pkl"
         inputs["info"] = f"results/pcc/{wildcards.dataset}/fit.json"
+    learners = config["parametric"]["learners"]
+    if spec["stage"] == "parametric" and "LFP" in (spec.get("methods") or learners) and "BR" in learners:
+        inputs["br_model"] = f"results/parametric/{wildcards.dataset}/BR.pkl"
+        inputs["br_record"] = f"results/parametric/{wildcards.dataset}/BR.json"
     return inputs
 
 

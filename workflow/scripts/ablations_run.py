@@ -14,6 +14,7 @@ rows = run_setting(
     model_path=inp.get("model"),
     info_path=inp.get("info"),
     n_jobs=snakemake.threads,  # noqa: F821
+    br_fit=(inp.br_model, inp.br_record) if inp.get("br_model") else None,
 )
 with atomic_output(snakemake.output[0]) as tmp:  # noqa: F821
     rows.to_csv(tmp, index=False)

@@ -27,6 +27,7 @@ Example
 
 from __future__ import annotations
 
+import json
 import logging
 import tempfile
 from pathlib import Path
@@ -70,14 +71,19 @@ def run_setting(
     model_path=None,
     info_path=None,
     n_jobs: int | None = None,
+    br_fit=None,
 ) -> pd.DataFrame:
     """Rows of the stage's table for one dataset under setting ``name`` (``cfg`` from :func:`setting_config`).
 
     PCC: the chain is refitted with ``cfg`` (:func:`fmeasure.experiments.pcc.write_model`) unless
     ``model_path``/``info_path`` give the stage's own chain to reuse; then
     :func:`fmeasure.experiments.pcc.run_table4_rows`. Parametric: each learner of ``spec["methods"]``
-    (default: ``cfg["learners"]``) through :func:`fmeasure.experiments.parametric.run_learner`.
-    Returned rows carry the column ``setting``.
+    (default: ``cfg["learners"]``) through :func:`fmeasure.experiments.parametric.run_learner`. LFP
+    fits the same label models as BR: it predicts from the BR this setting fits when it fits one
+    (BR runs first), else from ``br_fit``, the paths ``(model, record)`` of the stage's own BR, when
+    that BR was fitted with the setting's settings (``run_learner`` checks; a setting that changes
+    only LFP's inference, such as ``lfp_allow_empty``, fits nothing). The predictions are those of
+    LFP's own fit. Returned rows carry the column ``setting``.
     """
     from fmeasure import datasets
 
@@ -96,8 +102,17 @@ def run_setting(
         from fmeasure.experiments import parametric
 
         ds = datasets.load(dataset_path)
-        methods = spec.get("methods") or cfg["learners"]
-        rows = pd.DataFrame([parametric.run_learner(ds, m, cfg, n_jobs=n_jobs) for m in methods])
+        methods = list(spec.get("methods") or cfg["learners"])
+        recs = {}
+        with tempfile.TemporaryDirectory(prefix=f"ablation_{name}_") as tmp:
+            for m in sorted(methods, key=lambda learner: learner != "BR"):  # BR first, for LFP
+                if m == "BR" and "LFP" in methods:
+                    br_fit = Path(tmp) / "BR.pkl", Path(tmp) / "BR.json"
+                    recs[m] = parametric.run_learner(ds, m, cfg, n_jobs=n_jobs, model_path=br_fit[0])
+                    br_fit[1].write_text(json.dumps(recs[m]))
+                else:
+                    recs[m] = parametric.run_learner(ds, m, cfg, n_jobs=n_jobs, br_fit=br_fit if m == "LFP" else None)
+        rows = pd.DataFrame([recs[m] for m in methods])
     else:
         raise ValueError(f"ablations.settings.{name}.stage must be one of {sorted(STAGE_TABLES)}, got {stage!r}")
     rows.insert(0, "setting", name)
