@@ -242,3 +242,35 @@ def test_parametric_settings_reuse_brs_label_models_only_where_they_are_the_same
     assert both.loc["LFP", "train_cpu_time_s"] == both.loc["BR", "train_cpu_time_s"]
     raw = rows("raw", dict(stage, standardize=False), ["LFP"], br_fit)
     assert pd.isna(raw.loc["LFP", "fit_shared_with"])
+
+
+def test_pcc_settings_run_the_inference_once_with_the_rows_of_every_repeat(tmp_path):
+    """The ablations compare measures, not times: a PCC setting runs Table 4's inference once where
+    the stage repeats it for its times, and its rows are the measures of the repeated run."""
+    from fmeasure.experiments import pcc
+    from fmeasure.experiments.ablations import run_setting
+
+    data = _noisy_parsed(tmp_path / "toy.npz", seed=1)
+    cfg = {
+        "Cs": [0.1, 1.0],
+        "cv": 2,
+        "seed": 3,
+        "standardize": False,
+        "chunk_size": 1000,
+        "block_size": 4,
+        "table4": {"n_samples": 200, "timing_best_of": 3, "repeat_below_s": 1e9},
+    }
+    model, info = tmp_path / "chain.pkl", tmp_path / "fit.json"
+    pcc.write_model(data, cfg, model, info)
+    stage = pcc.run_table4_rows(model, data, info, cfg, 1.0).set_index("method")
+    spec = {"stage": "pcc", "overrides": {"table4": {"n_samples": 200}}}
+    once = run_setting("s", spec, cfg, data, jaccard_empty=1.0, model_path=model, info_path=info).set_index("method")
+    assert (stage["inference_time_s_repeats"].str.count(";") == 2).all()  # the stage: 3 rounds
+    assert (once["inference_time_s_repeats"].str.count(";") == 0).all()  # the setting: 1
+    measures = ["hamming", "subset01", "f", "jaccard"]
+    pd.testing.assert_frame_equal(once[measures], stage[measures])
+    # a setting that asks for repeats gets them
+    spec = {"stage": "pcc", "overrides": {"table4": {"timing_best_of": 2}}}
+    cfg2 = {**cfg, "table4": {**cfg["table4"], "timing_best_of": 2}}
+    twice = run_setting("t", spec, cfg2, data, jaccard_empty=1.0, model_path=model, info_path=info)
+    assert (twice["inference_time_s_repeats"].str.count(";") == 1).all()

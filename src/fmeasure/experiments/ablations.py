@@ -77,7 +77,8 @@ def run_setting(
 
     PCC: the chain is refitted with ``cfg`` (:func:`fmeasure.experiments.pcc.write_model`) unless
     ``model_path``/``info_path`` give the stage's own chain to reuse; then
-    :func:`fmeasure.experiments.pcc.run_table4_rows`. Parametric: each learner of ``spec["methods"]``
+    :func:`fmeasure.experiments.pcc.run_table4_rows`, its inference run once (the ablations compare
+    no times; a setting may still set ``table4.timing_best_of``). Parametric: each learner of ``spec["methods"]``
     (default: ``cfg["learners"]``) through :func:`fmeasure.experiments.parametric.run_learner`. LFP
     fits the same label models as BR: it predicts from the BR this setting fits when it fits one
     (BR runs first), else from ``br_fit``, the paths ``(model, record)`` of the stage's own BR, when
@@ -91,6 +92,10 @@ def run_setting(
     if stage == "pcc":
         from fmeasure.experiments import pcc
 
+        if "timing_best_of" not in ((spec.get("overrides") or {}).get("table4") or {}):
+            # the ablations compare measures, never times: the inference runs once (its repeats for
+            # Table 4's times draw the same samples, so they would give the same rows)
+            cfg = {**cfg, "table4": {**cfg["table4"], "timing_best_of": 1}}
         if model_path is None:
             with tempfile.TemporaryDirectory(prefix=f"ablation_{name}_") as tmp:
                 model, info = Path(tmp) / "chain.pkl", Path(tmp) / "fit.json"
