@@ -438,7 +438,7 @@ def _choose(PT, r, S, w, k, D, order, X, ntop, cnt, h, label):  # pragma: no cov
     lowest t: every entry above the k-th largest value, then the first ones equal to it); ``order``
     and ``ntop`` as :func:`_solve_dense` leaves them."""
     _column(PT, r, S, w, D)
-    _top(D, r, k, order, X, ntop if ntop >= k else np.int64(0), cnt)
+    _top(D, r, k, order, X, ntop if ntop >= k else 0, cnt)
     thr = X[r - k]  # the k-th largest entry
     need = k
     for t in range(r):
