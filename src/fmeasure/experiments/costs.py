@@ -2,9 +2,12 @@
 
 Every per-dataset rule of the workflow declares ``benchmark: results/benchmarks/<stage>/...``;
 Snakemake writes there the job's wall time (``s``), CPU time (``cpu_time``) and peak resident memory
-(``max_rss``, MB). :func:`run_costs` sums wall and CPU time and takes the largest peak per
-(dataset, stage); :func:`write_readme_costs` puts the rendered table between two markers of a
-Markdown file, so that the README's cost table is generated from a run, never typed.
+(``max_rss``, MB). Snakemake samples the CPU time and memory of the job's processes every 0.5 s for
+the first 15 s and every 30 s after, so ``cpu_time`` is the reading at the last sample: a lower bound
+that can miss up to the last 30 s of a job's CPU; ``s`` is exact. :func:`run_costs` sums wall and CPU
+time and takes the largest peak per (dataset, stage); :func:`write_readme_costs` puts the rendered
+table between two markers of a Markdown file, so that the README's cost table is generated from a
+run, never typed.
 
 A job is assigned to the dataset whose name appears in its benchmark path as a whole component
 (between ``/``, ``_`` or ``.``); jobs of no dataset (the theory LPs, the simulations) are counted
