@@ -4,7 +4,8 @@ Every per-dataset rule of the workflow declares ``benchmark: results/benchmarks/
 Snakemake writes there the job's wall time (``s``), CPU time (``cpu_time``) and peak resident memory
 (``max_rss``, MB). Snakemake samples the CPU time and memory of the job's processes every 0.5 s for
 the first 15 s and every 30 s after, so ``cpu_time`` is the reading at the last sample: a lower bound
-that can miss up to the last 30 s of a job's CPU; ``s`` is exact. :func:`run_costs` sums wall and CPU
+that can miss up to the last 30 s of a job's CPU, and ``max_rss`` the largest reading, which misses
+a peak between two samples; ``s`` is exact. :func:`run_costs` sums wall and CPU
 time and takes the largest peak per (dataset, stage); :func:`write_readme_costs` puts the rendered
 table between two markers of a Markdown file, so that the README's cost table is generated from a
 run, never typed.
